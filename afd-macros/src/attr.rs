@@ -1,0 +1,259 @@
+//! The arguments of `#[command(...)]`: a closed set of keys, each set at most once.
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
+use syn::punctuated::Punctuated;
+use syn::{LitBool, LitStr, Token};
+
+use crate::ctxt::Ctxt;
+
+/// The keys `#[command(...)]` accepts.
+pub mod keys {
+    pub const NAME: &str = "name";
+    pub const CATEGORY: &str = "category";
+    pub const TAGS: &str = "tags";
+    pub const MUTATION: &str = "mutation";
+    pub const DESTRUCTIVE: &str = "destructive";
+    pub const IDEMPOTENT: &str = "idempotent";
+    pub const CONFIRM_PROMPT: &str = "confirm_prompt";
+    pub const EXECUTION_TIME: &str = "execution_time";
+    pub const ERRORS: &str = "errors";
+    pub const HANDOFF: &str = "handoff";
+    pub const HANDOFF_PROTOCOL: &str = "handoff_protocol";
+    pub const VERSION: &str = "version";
+    pub const EXPOSE: &str = "expose";
+    pub const ALIASES: &str = "aliases";
+    pub const DEPRECATED_ALIASES: &str = "deprecated_aliases";
+    pub const EAGER: &str = "eager";
+
+    pub const ALL: &[&str] = &[
+        NAME,
+        CATEGORY,
+        TAGS,
+        MUTATION,
+        DESTRUCTIVE,
+        IDEMPOTENT,
+        CONFIRM_PROMPT,
+        EXECUTION_TIME,
+        ERRORS,
+        HANDOFF,
+        HANDOFF_PROTOCOL,
+        VERSION,
+        EXPOSE,
+        ALIASES,
+        DEPRECATED_ALIASES,
+        EAGER,
+    ];
+
+    /// The surfaces `expose(...)` accepts.
+    pub const SURFACES: &[&str] = &["mcp", "cli", "agent", "palette"];
+}
+
+/// One attribute value: remembers the tokens it was set with, and flags a second setting.
+pub struct Attr<T> {
+    key: &'static str,
+    value: Option<(TokenStream, T)>,
+}
+
+impl<T> Attr<T> {
+    fn none(key: &'static str) -> Self {
+        Attr { key, value: None }
+    }
+
+    fn set(&mut self, cx: &Ctxt, tokens: impl ToTokens, value: T) {
+        let tokens = tokens.into_token_stream();
+        if self.value.is_some() {
+            cx.error_spanned_by(&tokens, format!("duplicate `{}`", self.key));
+        } else {
+            self.value = Some((tokens, value));
+        }
+    }
+
+    /// The value, if set.
+    pub fn get(&self) -> Option<&T> {
+        self.value.as_ref().map(|(_, value)| value)
+    }
+
+    /// The tokens the value was set with, for spans.
+    pub fn tokens(&self) -> Option<&TokenStream> {
+        self.value.as_ref().map(|(tokens, _)| tokens)
+    }
+}
+
+/// A flag such as `mutation`: set or not; the span of the key when set.
+pub type Flag = Attr<Span>;
+
+/// The parsed `#[command(...)]` arguments.
+pub struct Attrs {
+    pub name: Attr<LitStr>,
+    pub category: Attr<LitStr>,
+    pub tags: Attr<Vec<LitStr>>,
+    pub mutation: Flag,
+    pub destructive: Flag,
+    pub idempotent: Flag,
+    pub confirm_prompt: Attr<LitStr>,
+    pub execution_time: Attr<LitStr>,
+    pub errors: Attr<Vec<LitStr>>,
+    pub handoff: Flag,
+    pub handoff_protocol: Attr<LitStr>,
+    pub version: Attr<LitStr>,
+    pub expose: Attr<Vec<(syn::Ident, LitBool)>>,
+    pub aliases: Attr<Vec<LitStr>>,
+    pub deprecated_aliases: Attr<Vec<LitStr>>,
+    pub eager: Flag,
+}
+
+impl Attrs {
+    /// Parses the arguments, recording every mistake in `cx` and carrying on.
+    pub fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
+        let mut attrs = Attrs {
+            name: Attr::none(keys::NAME),
+            category: Attr::none(keys::CATEGORY),
+            tags: Attr::none(keys::TAGS),
+            mutation: Attr::none(keys::MUTATION),
+            destructive: Attr::none(keys::DESTRUCTIVE),
+            idempotent: Attr::none(keys::IDEMPOTENT),
+            confirm_prompt: Attr::none(keys::CONFIRM_PROMPT),
+            execution_time: Attr::none(keys::EXECUTION_TIME),
+            errors: Attr::none(keys::ERRORS),
+            handoff: Attr::none(keys::HANDOFF),
+            handoff_protocol: Attr::none(keys::HANDOFF_PROTOCOL),
+            version: Attr::none(keys::VERSION),
+            expose: Attr::none(keys::EXPOSE),
+            aliases: Attr::none(keys::ALIASES),
+            deprecated_aliases: Attr::none(keys::DEPRECATED_ALIASES),
+            eager: Attr::none(keys::EAGER),
+        };
+        let parser = syn::meta::parser(|meta| {
+            if let Err(error) = attrs.parse_one(cx, &meta) {
+                cx.syn_error(error);
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(error) = syn::parse::Parser::parse2(parser, args) {
+            cx.syn_error(error);
+        }
+        attrs
+    }
+
+    fn parse_one(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+        let path = &meta.path;
+        let Some(key) = path.get_ident().map(ToString::to_string) else {
+            return Err(meta.error(unknown_key_message(&path.to_token_stream().to_string())));
+        };
+        match key.as_str() {
+            keys::NAME => self.name.set(cx, path, string_value(meta)?),
+            keys::CATEGORY => self.category.set(cx, path, string_value(meta)?),
+            keys::CONFIRM_PROMPT => self.confirm_prompt.set(cx, path, string_value(meta)?),
+            keys::EXECUTION_TIME => self.execution_time.set(cx, path, string_value(meta)?),
+            keys::HANDOFF_PROTOCOL => self.handoff_protocol.set(cx, path, string_value(meta)?),
+            keys::VERSION => self.version.set(cx, path, string_value(meta)?),
+            keys::TAGS => self.tags.set(cx, path, string_list(meta)?),
+            keys::ERRORS => self.errors.set(cx, path, string_list(meta)?),
+            keys::ALIASES => self.aliases.set(cx, path, string_list(meta)?),
+            keys::DEPRECATED_ALIASES => self.deprecated_aliases.set(cx, path, string_list(meta)?),
+            keys::MUTATION => self.mutation.set(cx, path, flag(meta)?),
+            keys::DESTRUCTIVE => self.destructive.set(cx, path, flag(meta)?),
+            keys::IDEMPOTENT => self.idempotent.set(cx, path, flag(meta)?),
+            keys::HANDOFF => self.handoff.set(cx, path, flag(meta)?),
+            keys::EAGER => self.eager.set(cx, path, flag(meta)?),
+            keys::EXPOSE => self.expose.set(cx, path, surfaces(cx, meta)?),
+            other => return Err(meta.error(unknown_key_message(other))),
+        }
+        Ok(())
+    }
+}
+
+fn unknown_key_message(key: &str) -> String {
+    let expected: Vec<String> = keys::ALL.iter().map(|k| format!("`{k}`")).collect();
+    format!(
+        "unknown `#[command]` key `{key}`; expected one of {}",
+        expected.join(", ")
+    )
+}
+
+fn key_name(meta: &ParseNestedMeta<'_>) -> String {
+    meta.path.to_token_stream().to_string()
+}
+
+/// `key = "value"`.
+fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error(format!("expected `{0} = \"...\"`", key_name(meta))));
+    }
+    let key = key_name(meta);
+    match meta.value()?.parse::<syn::Expr>()? {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => Ok(lit),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("expected a string: `{key} = \"...\"`"),
+        )),
+    }
+}
+
+/// `key("a", "b")`.
+fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(format!("expected `{0}(\"...\", ...)`", key_name(meta))));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    Ok(Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?
+        .into_iter()
+        .collect())
+}
+
+/// A bare key such as `mutation`.
+fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
+    if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+        let key = key_name(meta);
+        return Err(meta.error(format!("`{key}` is a flag: write `{key}` alone")));
+    }
+    Ok(syn::spanned::Spanned::span(&meta.path))
+}
+
+/// `expose(mcp = false, cli = true)`.
+fn surfaces(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::Ident, LitBool)>> {
+    let mut surfaces: Vec<(syn::Ident, LitBool)> = Vec::new();
+    meta.parse_nested_meta(|inner| {
+        let Some(ident) = inner.path.get_ident().cloned() else {
+            return Err(inner.error("expected a surface name"));
+        };
+        if !keys::SURFACES.contains(&ident.to_string().as_str()) {
+            let expected: Vec<String> = keys::SURFACES.iter().map(|k| format!("`{k}`")).collect();
+            return Err(syn::Error::new_spanned(
+                &ident,
+                format!(
+                    "unknown surface `{ident}`; expected one of {}",
+                    expected.join(", ")
+                ),
+            ));
+        }
+        let value = inner.value()?.parse::<LitBool>()?;
+        if surfaces.iter().any(|(seen, _)| *seen == ident) {
+            cx.error_spanned_by(&ident, format!("duplicate `{ident}`"));
+        } else {
+            surfaces.push((ident, value));
+        }
+        Ok(())
+    })?;
+    Ok(surfaces)
+}
+
+/// After an error, consumes the rest of the key's value so the next keys are still read.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.input.parse::<Token![=]>()?;
+        meta.input.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<TokenStream>()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,210 @@
+//! Code generation: the definition, the type-erased handler, the schemas and the
+//! `inventory` registration. Generated code reaches the runtime only through
+//! `::afd_runtime::__private`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ItemFn, LitStr};
+
+use crate::ast::{Handler, Output, Param};
+use crate::attr::Attrs;
+use crate::ctxt::Ctxt;
+use crate::valid;
+
+/// Expands `#[command(args)] item`.
+pub fn command(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
+    let cx = Ctxt::default();
+    let attrs = Attrs::parse(&cx, args);
+    let handler = Handler::from_fn(&cx, item);
+    valid::check(&cx, &attrs, &handler);
+    cx.check()?;
+    Ok(generate(&attrs, &handler))
+}
+
+fn generate(attrs: &Attrs, handler: &Handler<'_>) -> TokenStream {
+    let rt = quote!(::afd_runtime::__private);
+    let item = handler.item;
+    let ident = &item.sig.ident;
+    let vis = &item.vis;
+    let name = valid::command_name(attrs, handler);
+    let description = handler.description();
+
+    let builder = builder_calls(attrs, &rt);
+    let input_schema = match handler.input() {
+        Some(ty) => quote_spanned!(ty.span()=> #rt::input_schema::<#ty>),
+        None => quote!(#rt::no_input_schema),
+    };
+    let output_schema = output_schema(&handler.output, &rt);
+    let handler_fn = handler_fn(handler, &name, &rt);
+
+    let span = ident.span();
+    let location = quote_spanned! {span=>
+        #rt::SourceLocation {
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            module_path: ::core::module_path!(),
+        }
+    };
+
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+
+        #[automatically_derived]
+        #[allow(clippy::all)]
+        impl #ident {
+            /// The command's definition, for explicit registration.
+            #[doc(hidden)]
+            pub const COMMAND: &'static #rt::CommandDef = &#rt::CommandDef::new(
+                #name,
+                #description,
+                Self::__afd_handler,
+                #input_schema,
+                #location,
+            )
+            #builder
+            .with_output_schema(Self::__afd_output_schema);
+
+            #handler_fn
+
+            #[doc(hidden)]
+            fn __afd_output_schema() -> #rt::Option<#rt::Value> {
+                #output_schema
+            }
+        }
+
+        const _: () = {
+            #rt::inventory::submit! {
+                #rt::Registration::new(#ident::COMMAND)
+            }
+        };
+    }
+}
+
+fn builder_calls(attrs: &Attrs, rt: &TokenStream) -> TokenStream {
+    let mut calls = TokenStream::new();
+    let strings = |list: &Vec<LitStr>| quote!(&[#(#list),*]);
+    if let Some(category) = attrs.category.get() {
+        calls.extend(quote!(.with_category(#category)));
+    }
+    if let Some(tags) = attrs.tags.get() {
+        let tags = strings(tags);
+        calls.extend(quote!(.with_tags(#tags)));
+    }
+    if attrs.mutation.get().is_some() {
+        calls.extend(quote!(.with_mutation()));
+    }
+    if attrs.destructive.get().is_some() {
+        calls.extend(quote!(.with_destructive()));
+    }
+    if attrs.idempotent.get().is_some() {
+        calls.extend(quote!(.with_idempotent()));
+    }
+    if let Some(prompt) = attrs.confirm_prompt.get() {
+        calls.extend(quote!(.with_confirm_prompt(#prompt)));
+    }
+    if let Some(time) = attrs.execution_time.get() {
+        let variant = match time.value().as_str() {
+            "instant" => quote!(Instant),
+            "fast" => quote!(Fast),
+            "slow" => quote!(Slow),
+            _ => quote!(LongRunning),
+        };
+        calls.extend(quote!(.with_execution_time(#rt::ExecutionTime::#variant)));
+    }
+    if let Some(errors) = attrs.errors.get() {
+        let errors = strings(errors);
+        calls.extend(quote!(.with_errors(#errors)));
+    }
+    if attrs.handoff.get().is_some() {
+        let protocol = match attrs.handoff_protocol.get() {
+            Some(protocol) => quote!(#rt::Option::Some(#protocol)),
+            None => quote!(#rt::Option::None),
+        };
+        calls.extend(quote!(.with_handoff(#protocol)));
+    }
+    if let Some(version) = attrs.version.get() {
+        calls.extend(quote!(.with_version(#version)));
+    }
+    if let Some(surfaces) = attrs.expose.get() {
+        let setters = surfaces.iter().map(|(surface, on)| quote!(.#surface(#on)));
+        calls.extend(quote!(.with_expose(#rt::Expose::ALL #(#setters)*)));
+    }
+    if let Some(aliases) = attrs.aliases.get() {
+        let aliases = strings(aliases);
+        calls.extend(quote!(.with_aliases(#aliases)));
+    }
+    if let Some(aliases) = attrs.deprecated_aliases.get() {
+        let aliases = strings(aliases);
+        calls.extend(quote!(.with_deprecated_aliases(#aliases)));
+    }
+    if attrs.eager.get().is_some() {
+        calls.extend(quote!(.with_eager()));
+    }
+    calls
+}
+
+/// The output schema: the data type's schema when it implements `JsonSchema`.
+fn output_schema(output: &Output<'_>, rt: &TokenStream) -> TokenStream {
+    let data = match output {
+        Output::Unit => return quote!(#rt::Option::None),
+        Output::Plain(ty) => quote!(#ty),
+        Output::Result(ty) | Output::CommandResult(ty) => quote!(<#ty as #rt::Outcome>::Data),
+    };
+    quote! {
+        #[allow(unused_imports)]
+        use #rt::{OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _};
+        (&&#rt::OutputProbe::<#data>::new()).output_schema()()
+    }
+}
+
+/// The type-erased handler: decode the input, call the function, convert its return value.
+fn handler_fn(handler: &Handler<'_>, name: &str, rt: &TokenStream) -> TokenStream {
+    let ident = &handler.item.sig.ident;
+    let decode = match handler.input() {
+        Some(ty) => quote_spanned! {ty.span()=>
+            let __afd_input: #ty = match #rt::deserialize_input::<#ty>(#name, __afd_input) {
+                #rt::Result::Ok(input) => input,
+                #rt::Result::Err(error) => return #rt::CommandResult::failure(error),
+            };
+        },
+        None => quote!(let _ = __afd_input;),
+    };
+    let args = handler.params.iter().map(|param| match param {
+        Param::Input(_) => quote!(__afd_input),
+        Param::Context { by_ref: true } => quote!(&__afd_ctx),
+        Param::Context { by_ref: false } => quote!(::core::clone::Clone::clone(&__afd_ctx)),
+    });
+    let await_ = handler.item.sig.asyncness.map(|_| quote!(.await));
+    let convert = match &handler.output {
+        Output::Unit => quote!(#rt::from_output(__afd_output)),
+        Output::Plain(ty) => quote_spanned!(ty.span()=> #rt::from_output::<#ty>(__afd_output)),
+        Output::Result(ty) => quote_spanned!(ty.span()=> #rt::from_result(__afd_output)),
+        Output::CommandResult(ty) => {
+            quote_spanned!(ty.span()=> #rt::from_command_result(__afd_output))
+        }
+    };
+    let fn_span = handler.item.sig.fn_token.span();
+    let boxed = quote_spanned! {fn_span=>
+        #rt::Box::pin(async move {
+            #decode
+            let __afd_output = #ident(#(#args),*) #await_;
+            #convert
+        })
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(unused_variables)]
+        fn __afd_handler(
+            __afd_input: #rt::Value,
+            __afd_ctx: #rt::CommandContext,
+        ) -> #rt::HandlerFuture {
+            #boxed
+        }
+    }
+}

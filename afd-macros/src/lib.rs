@@ -1,0 +1,28 @@
+//! The `#[command]` attribute of afd-rs. Use it through `afd_runtime::command` (or
+//! `afd_runtime::prelude`); this crate is an implementation detail.
+
+mod ast;
+mod attr;
+mod case;
+mod ctxt;
+mod expand;
+mod fallback;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Turns a function into a registered command: see `afd_runtime`'s documentation.
+#[proc_macro_attribute]
+pub fn command(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item2: proc_macro2::TokenStream = item.clone().into();
+    match syn::parse::<syn::ItemFn>(item) {
+        Ok(function) => expand::command(args.into(), &function)
+            .unwrap_or_else(|error| fallback::expand(&function, error))
+            .into(),
+        Err(_) => {
+            let error = syn::Error::new_spanned(&item2, "`#[command]` goes on a free function");
+            let error = error.into_compile_error();
+            quote::quote!(#error #item2).into()
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Checks that involve several attributes, or an attribute and the function.
+
+use crate::ast::Handler;
+use crate::attr::Attrs;
+use crate::case::{is_kebab, is_screaming_snake, to_kebab};
+use crate::ctxt::Ctxt;
+
+/// The execution-time classes `execution_time = "..."` accepts.
+pub const EXECUTION_TIMES: &[&str] = &["instant", "fast", "slow", "long-running"];
+
+/// The command's name: `name = "..."`, else the function name in kebab-case.
+pub fn command_name(attrs: &Attrs, handler: &Handler<'_>) -> String {
+    attrs
+        .name
+        .get()
+        .map(syn::LitStr::value)
+        .unwrap_or_else(|| to_kebab(&handler.item.sig.ident.to_string()))
+}
+
+/// Records every inconsistency between the attributes and the function.
+pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
+    let name = command_name(attrs, handler);
+    match attrs.name.get() {
+        Some(lit) if !is_kebab(&name) => cx.error_spanned_by(
+            lit,
+            format!("command names are kebab-case: `{}`, not `{name}`", kebab_hint(&name)),
+        ),
+        None if !is_kebab(&name) => cx.error_at(
+            handler.ident_span(),
+            format!("the command name `{name}` derived from this function is not kebab-case; set `name = \"...\"`"),
+        ),
+        _ => {}
+    }
+
+    if handler.description().is_empty() {
+        cx.error_at(
+            handler.ident_span(),
+            "a command needs a doc comment: its first sentence is the summary agents see (`/// Create a todo.`)",
+        );
+    }
+
+    for alias in attrs
+        .aliases
+        .get()
+        .into_iter()
+        .chain(attrs.deprecated_aliases.get())
+        .flatten()
+    {
+        let value = alias.value();
+        if !is_kebab(&value) {
+            cx.error_spanned_by(
+                alias,
+                format!(
+                    "aliases are kebab-case: `{}`, not `{value}`",
+                    kebab_hint(&value)
+                ),
+            );
+        } else if value == name {
+            cx.error_spanned_by(
+                alias,
+                format!("`{value}` is the command's own name, not an alias"),
+            );
+        }
+    }
+
+    if let Some(category) = attrs.category.get()
+        && category.value().trim().is_empty()
+    {
+        cx.error_spanned_by(category, "`category` cannot be empty");
+    }
+    for tag in attrs.tags.get().into_iter().flatten() {
+        if tag.value().trim().is_empty() {
+            cx.error_spanned_by(tag, "a tag cannot be empty");
+        }
+    }
+    for code in attrs.errors.get().into_iter().flatten() {
+        if !is_screaming_snake(&code.value()) {
+            cx.error_spanned_by(code, "error codes are SCREAMING_SNAKE_CASE: `NOT_FOUND`");
+        }
+    }
+
+    if attrs.mutation.get().is_none() {
+        if let Some(tokens) = attrs.destructive.tokens() {
+            cx.error_spanned_by(tokens, "`destructive` requires `mutation`");
+        }
+        if let Some(tokens) = attrs.confirm_prompt.tokens() {
+            cx.error_spanned_by(tokens, "`confirm_prompt` requires `mutation`");
+        }
+        if let Some(tokens) = attrs.idempotent.tokens() {
+            cx.error_spanned_by(
+                tokens,
+                "`idempotent` requires `mutation`: read-only commands are idempotent already",
+            );
+        }
+    }
+    if attrs.handoff.get().is_none()
+        && let Some(tokens) = attrs.handoff_protocol.tokens()
+    {
+        cx.error_spanned_by(tokens, "`handoff_protocol` requires `handoff`");
+    }
+    if let Some(time) = attrs.execution_time.get()
+        && !EXECUTION_TIMES.contains(&time.value().as_str())
+    {
+        cx.error_spanned_by(
+            time,
+            format!(
+                "unknown execution time `{}`; expected one of `instant`, `fast`, `slow`, `long-running`",
+                time.value()
+            ),
+        );
+    }
+    if let Some(version) = attrs.version.get()
+        && version.value().trim().is_empty()
+    {
+        cx.error_spanned_by(version, "`version` cannot be empty");
+    }
+}
+
+fn kebab_hint(name: &str) -> String {
+    let hint = to_kebab(name).replace(|c: char| !(c.is_ascii_alphanumeric() || c == '-'), "-");
+    let mut out = String::new();
+    for part in hint.split('-').filter(|part| !part.is_empty()) {
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(part);
+    }
+    out
+}

@@ -1,0 +1,477 @@
+//! [`CommandDef`]: the static definition of one command, as `#[command]` generates it.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::context::CommandContext;
+use crate::result::CommandResult;
+
+/// The future a type-erased handler returns.
+pub type HandlerFuture = Pin<Box<dyn Future<Output = CommandResult<Value>> + Send + 'static>>;
+
+/// A type-erased handler: JSON input plus the context in, a JSON [`CommandResult`] out.
+///
+/// The handler deserialises its input itself; the runtime validates the input against the
+/// command's JSON Schema before calling it.
+pub type HandlerFn = fn(Value, CommandContext) -> HandlerFuture;
+
+/// How long a command is expected to take; drives default timeouts and tells agents what to
+/// expect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExecutionTime {
+    /// Answers at once (in-memory work).
+    Instant,
+    /// Well under a second.
+    Fast,
+    /// Seconds.
+    Slow,
+    /// Minutes or more; callers should expect to wait or poll.
+    LongRunning,
+}
+
+impl ExecutionTime {
+    /// The kebab-case name used on the wire (`"long-running"`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ExecutionTime::Instant => "instant",
+            ExecutionTime::Fast => "fast",
+            ExecutionTime::Slow => "slow",
+            ExecutionTime::LongRunning => "long-running",
+        }
+    }
+}
+
+impl fmt::Display for ExecutionTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which surfaces a command is exposed on. Every surface is on by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Expose {
+    mcp: bool,
+    cli: bool,
+    agent: bool,
+    palette: bool,
+}
+
+impl Expose {
+    /// Exposed everywhere (the default).
+    pub const ALL: Expose = Expose {
+        mcp: true,
+        cli: true,
+        agent: true,
+        palette: true,
+    };
+
+    /// Sets exposure to external agents over MCP.
+    #[must_use]
+    pub const fn mcp(mut self, on: bool) -> Self {
+        self.mcp = on;
+        self
+    }
+
+    /// Sets exposure on the command line.
+    #[must_use]
+    pub const fn cli(mut self, on: bool) -> Self {
+        self.cli = on;
+        self
+    }
+
+    /// Sets exposure to an in-app assistant.
+    #[must_use]
+    pub const fn agent(mut self, on: bool) -> Self {
+        self.agent = on;
+        self
+    }
+
+    /// Sets exposure in a command palette.
+    #[must_use]
+    pub const fn palette(mut self, on: bool) -> Self {
+        self.palette = on;
+        self
+    }
+
+    /// Whether MCP clients may see and call the command.
+    pub const fn allows_mcp(&self) -> bool {
+        self.mcp
+    }
+
+    /// Whether the command line may call the command.
+    pub const fn allows_cli(&self) -> bool {
+        self.cli
+    }
+
+    /// Whether an in-app assistant may call the command.
+    pub const fn allows_agent(&self) -> bool {
+        self.agent
+    }
+
+    /// Whether a command palette may show the command.
+    pub const fn allows_palette(&self) -> bool {
+        self.palette
+    }
+}
+
+impl Default for Expose {
+    fn default() -> Self {
+        Expose::ALL
+    }
+}
+
+/// Where a command is defined in source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SourceLocation {
+    /// The file, as `file!()` gives it.
+    pub file: &'static str,
+    /// The line of the function's name.
+    pub line: u32,
+    /// The column of the function's name.
+    pub column: u32,
+    /// The module path, as `module_path!()` gives it.
+    pub module_path: &'static str,
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// The static definition of a command: its metadata, its schemas and its handler.
+///
+/// `#[command]` builds one of these at compile time for every handler function. It can
+/// also be built by hand with the `const` builder, for example to register a command
+/// explicitly:
+///
+/// ```
+/// use afd_runtime::{CommandContext, CommandDef, CommandResult, HandlerFuture, SourceLocation};
+/// use serde_json::{json, Value};
+///
+/// fn ping(_input: Value, _ctx: CommandContext) -> HandlerFuture {
+///     Box::pin(async { CommandResult::success(json!("pong")) })
+/// }
+///
+/// fn any_object() -> Value {
+///     json!({"type": "object"})
+/// }
+///
+/// static PING: CommandDef = CommandDef::new(
+///     "ping",
+///     "Answer with pong.",
+///     ping,
+///     any_object,
+///     SourceLocation { file: file!(), line: line!(), column: 1, module_path: module_path!() },
+/// )
+/// .with_tags(&["health"]);
+///
+/// let registry = afd_runtime::Registry::builder().register(&PING).build().unwrap();
+/// assert_eq!(registry.get("ping").unwrap().category(), "ping");
+/// ```
+#[derive(Clone, Copy)]
+pub struct CommandDef {
+    name: &'static str,
+    description: &'static str,
+    category: Option<&'static str>,
+    tags: &'static [&'static str],
+    mutation: bool,
+    destructive: bool,
+    idempotent: bool,
+    confirm_prompt: Option<&'static str>,
+    execution_time: Option<ExecutionTime>,
+    errors: &'static [&'static str],
+    handoff: bool,
+    handoff_protocol: Option<&'static str>,
+    version: Option<&'static str>,
+    expose: Expose,
+    aliases: &'static [&'static str],
+    deprecated_aliases: &'static [&'static str],
+    eager: bool,
+    source: SourceLocation,
+    handler: HandlerFn,
+    input_schema: fn() -> Value,
+    output_schema: fn() -> Option<Value>,
+}
+
+fn no_output_schema() -> Option<Value> {
+    None
+}
+
+impl CommandDef {
+    /// A definition with a name, a description, a handler, an input-schema function and a
+    /// source location; every other field at its default.
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        handler: HandlerFn,
+        input_schema: fn() -> Value,
+        source: SourceLocation,
+    ) -> Self {
+        CommandDef {
+            name,
+            description,
+            category: None,
+            tags: &[],
+            mutation: false,
+            destructive: false,
+            idempotent: false,
+            confirm_prompt: None,
+            execution_time: None,
+            errors: &[],
+            handoff: false,
+            handoff_protocol: None,
+            version: None,
+            expose: Expose::ALL,
+            aliases: &[],
+            deprecated_aliases: &[],
+            eager: false,
+            source,
+            handler,
+            input_schema,
+            output_schema: no_output_schema,
+        }
+    }
+
+    /// Sets the category (otherwise derived from the name).
+    #[must_use]
+    pub const fn with_category(mut self, category: &'static str) -> Self {
+        self.category = Some(category);
+        self
+    }
+
+    /// Sets the tags.
+    #[must_use]
+    pub const fn with_tags(mut self, tags: &'static [&'static str]) -> Self {
+        self.tags = tags;
+        self
+    }
+
+    /// Marks the command as changing state.
+    #[must_use]
+    pub const fn with_mutation(mut self) -> Self {
+        self.mutation = true;
+        self
+    }
+
+    /// Marks the command as destructive (irreversible); implies a mutation.
+    #[must_use]
+    pub const fn with_destructive(mut self) -> Self {
+        self.mutation = true;
+        self.destructive = true;
+        self
+    }
+
+    /// Marks the command as idempotent: calling it twice has the effect of calling it once.
+    #[must_use]
+    pub const fn with_idempotent(mut self) -> Self {
+        self.idempotent = true;
+        self
+    }
+
+    /// Sets the prompt a client should confirm before running the command.
+    #[must_use]
+    pub const fn with_confirm_prompt(mut self, prompt: &'static str) -> Self {
+        self.confirm_prompt = Some(prompt);
+        self
+    }
+
+    /// Sets the expected execution time.
+    #[must_use]
+    pub const fn with_execution_time(mut self, time: ExecutionTime) -> Self {
+        self.execution_time = Some(time);
+        self
+    }
+
+    /// Declares the error codes the command may return.
+    #[must_use]
+    pub const fn with_errors(mut self, codes: &'static [&'static str]) -> Self {
+        self.errors = codes;
+        self
+    }
+
+    /// Marks the command as handing off to another protocol (streaming, websocket, ...).
+    #[must_use]
+    pub const fn with_handoff(mut self, protocol: Option<&'static str>) -> Self {
+        self.handoff = true;
+        self.handoff_protocol = protocol;
+        self
+    }
+
+    /// Sets the command's version.
+    #[must_use]
+    pub const fn with_version(mut self, version: &'static str) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    /// Sets the surfaces the command is exposed on.
+    #[must_use]
+    pub const fn with_expose(mut self, expose: Expose) -> Self {
+        self.expose = expose;
+        self
+    }
+
+    /// Sets other names the command answers to.
+    #[must_use]
+    pub const fn with_aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    /// Sets old names the command still answers to, with a deprecation warning.
+    #[must_use]
+    pub const fn with_deprecated_aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.deprecated_aliases = aliases;
+        self
+    }
+
+    /// Marks the command for eager listing (its own tool even in lazy strategies).
+    #[must_use]
+    pub const fn with_eager(mut self) -> Self {
+        self.eager = true;
+        self
+    }
+
+    /// Sets the function that produces the output schema.
+    #[must_use]
+    pub const fn with_output_schema(mut self, schema: fn() -> Option<Value>) -> Self {
+        self.output_schema = schema;
+        self
+    }
+
+    /// The command's name (kebab-case).
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The full description (from the doc comment).
+    pub const fn description(&self) -> &'static str {
+        self.description
+    }
+
+    /// The category: the declared one, else the name's first segment (`todo-create` ->
+    /// `todo`), as the AFD specification's `deriveCategory` does.
+    pub fn category(&self) -> &'static str {
+        match self.category {
+            Some(category) => category,
+            None => match self.name.split('-').next() {
+                Some(first) if !first.is_empty() => first,
+                _ => "general",
+            },
+        }
+    }
+
+    /// The declared category, if any.
+    pub const fn declared_category(&self) -> Option<&'static str> {
+        self.category
+    }
+
+    /// The tags.
+    pub const fn tags(&self) -> &'static [&'static str] {
+        self.tags
+    }
+
+    /// Whether the command changes state.
+    pub const fn is_mutation(&self) -> bool {
+        self.mutation
+    }
+
+    /// Whether the command is destructive.
+    pub const fn is_destructive(&self) -> bool {
+        self.destructive
+    }
+
+    /// Whether the command is idempotent.
+    pub const fn is_idempotent(&self) -> bool {
+        self.idempotent
+    }
+
+    /// The confirmation prompt, if any.
+    pub const fn confirm_prompt(&self) -> Option<&'static str> {
+        self.confirm_prompt
+    }
+
+    /// The expected execution time, if declared.
+    pub const fn execution_time(&self) -> Option<ExecutionTime> {
+        self.execution_time
+    }
+
+    /// The declared error codes.
+    pub const fn errors(&self) -> &'static [&'static str] {
+        self.errors
+    }
+
+    /// Whether the command hands off to another protocol.
+    pub const fn is_handoff(&self) -> bool {
+        self.handoff
+    }
+
+    /// The handoff protocol, if declared.
+    pub const fn handoff_protocol(&self) -> Option<&'static str> {
+        self.handoff_protocol
+    }
+
+    /// The version, if declared.
+    pub const fn version(&self) -> Option<&'static str> {
+        self.version
+    }
+
+    /// The surfaces the command is exposed on.
+    pub const fn expose(&self) -> Expose {
+        self.expose
+    }
+
+    /// Other names the command answers to.
+    pub const fn aliases(&self) -> &'static [&'static str] {
+        self.aliases
+    }
+
+    /// Deprecated names the command still answers to.
+    pub const fn deprecated_aliases(&self) -> &'static [&'static str] {
+        self.deprecated_aliases
+    }
+
+    /// Whether the command asks to be listed eagerly.
+    pub const fn is_eager(&self) -> bool {
+        self.eager
+    }
+
+    /// Where the command is defined.
+    pub const fn source(&self) -> SourceLocation {
+        self.source
+    }
+
+    /// The type-erased handler.
+    pub const fn handler(&self) -> HandlerFn {
+        self.handler
+    }
+
+    /// Generates the input JSON Schema (prefer the registry's cached copy).
+    pub fn generate_input_schema(&self) -> Value {
+        (self.input_schema)()
+    }
+
+    /// Generates the output JSON Schema, when the output type has one.
+    pub fn generate_output_schema(&self) -> Option<Value> {
+        (self.output_schema)()
+    }
+}
+
+impl fmt::Debug for CommandDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CommandDef")
+            .field("name", &self.name)
+            .field("category", &self.category())
+            .field("tags", &self.tags)
+            .field("mutation", &self.mutation)
+            .field("destructive", &self.destructive)
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}

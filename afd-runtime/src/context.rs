@@ -1,0 +1,113 @@
+//! [`CommandContext`]: what a handler gets besides its input: app state and call details.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::CommandError;
+
+type StateMap = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
+
+/// The context a command runs in: typed app state, the trace id of the call, and runtime
+/// switches. Cheap to clone (one `Arc`).
+///
+/// ```
+/// use afd_runtime::CommandContext;
+///
+/// struct Db { url: String }
+///
+/// let ctx = CommandContext::new().with_state(Db { url: "sqlite::memory:".into() });
+/// assert_eq!(ctx.state::<Db>().unwrap().url, "sqlite::memory:");
+/// assert!(ctx.state::<String>().is_err());
+/// ```
+#[derive(Clone, Default)]
+pub struct CommandContext {
+    inner: Arc<Inner>,
+}
+
+#[derive(Clone, Default)]
+struct Inner {
+    state: StateMap,
+    trace_id: Option<String>,
+    dev_mode: bool,
+}
+
+impl CommandContext {
+    /// An empty context.
+    pub fn new() -> Self {
+        CommandContext::default()
+    }
+
+    /// Adds a value of app state, replacing any earlier value of the same type.
+    #[must_use]
+    pub fn with_state<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.with_shared_state(Arc::new(value))
+    }
+
+    /// Adds shared app state, replacing any earlier value of the same type.
+    #[must_use]
+    pub fn with_shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        Arc::make_mut(&mut self.inner)
+            .state
+            .insert(TypeId::of::<T>(), value);
+        self
+    }
+
+    /// Sets the trace id of the call.
+    #[must_use]
+    pub fn with_trace_id(mut self, trace_id: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.inner).trace_id = Some(trace_id.into());
+        self
+    }
+
+    /// Turns dev mode on or off: in dev mode, internal errors carry the panic message.
+    #[must_use]
+    pub fn with_dev_mode(mut self, on: bool) -> Self {
+        Arc::make_mut(&mut self.inner).dev_mode = on;
+        self
+    }
+
+    /// The app state of type `T`.
+    ///
+    /// # Errors
+    ///
+    /// `INTERNAL_ERROR` when no state of that type was added: the host forgot to provide
+    /// it, which the caller cannot fix, so handlers can simply use `?`.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, CommandError> {
+        self.try_state::<T>().ok_or_else(|| {
+            CommandError::internal(format!(
+                "no state of type `{}` was provided to the command context",
+                type_name::<T>()
+            ))
+        })
+    }
+
+    /// The app state of type `T`, if present.
+    pub fn try_state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner
+            .state
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+    }
+
+    /// The trace id of the call, if one was set.
+    pub fn trace_id(&self) -> Option<&str> {
+        self.inner.trace_id.as_deref()
+    }
+
+    /// Whether dev mode is on.
+    pub fn dev_mode(&self) -> bool {
+        self.inner.dev_mode
+    }
+}
+
+impl fmt::Debug for CommandContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CommandContext")
+            .field("state_entries", &self.inner.state.len())
+            .field("trace_id", &self.inner.trace_id)
+            .field("dev_mode", &self.inner.dev_mode)
+            .finish()
+    }
+}

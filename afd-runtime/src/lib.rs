@@ -1,0 +1,60 @@
+#![doc = include_str!("../../README.md")]
+#![warn(missing_docs)]
+
+extern crate self as afd_runtime;
+
+mod command;
+mod context;
+mod dispatch;
+mod error;
+mod glue;
+mod registry;
+mod result;
+pub mod similarity;
+pub mod validate;
+
+pub use command::{CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, SourceLocation};
+pub use context::CommandContext;
+pub use error::{CommandError, codes};
+pub use registry::{
+    CommandEntry, NameKind, Problem, Registry, RegistryBuilder, RegistryError, Resolved, TagMode,
+};
+pub use result::{CommandResult, Metadata, Severity, Warning};
+
+/// Turns a function into a registered command. See the [crate documentation](crate) for
+/// the keys it takes.
+pub use afd_macros::command;
+
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+/// What a command module needs: `use afd_runtime::prelude::*;`.
+pub mod prelude {
+    pub use crate::command;
+    pub use crate::{
+        CommandContext, CommandError, CommandResult, ExecutionTime, Registry, TagMode, codes,
+    };
+    pub use schemars::JsonSchema;
+    pub use serde::{Deserialize, Serialize};
+    pub use serde_json::{Value, json};
+}
+
+/// Not public API: what `#[command]` expands to refers to these paths.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::command::{CommandDef, ExecutionTime, Expose, HandlerFuture, SourceLocation};
+    pub use crate::context::CommandContext;
+    pub use crate::glue::{
+        CommandInput, CommandOutput, Outcome, OutputProbe, OutputSchemaFallback,
+        OutputSchemaViaJsonSchema, deserialize_input, from_command_result, from_output,
+        from_result, input_schema, no_input_schema,
+    };
+    pub use crate::registry::Registration;
+    pub use crate::result::CommandResult;
+    pub use inventory;
+    pub use serde_json::Value;
+    pub use std::boxed::Box;
+    pub use std::option::Option;
+    pub use std::result::Result;
+}
