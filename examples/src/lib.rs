@@ -1,1 +1,4 @@
+//! Example apps built on afd-rs. Each module is a set of `#[command]` functions over a real
+//! store; the example binaries under `examples/` drive them.
 
+pub mod todo;
