@@ -5,12 +5,18 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use tokio_util::sync::CancellationToken;
+
 use crate::error::CommandError;
 
 type StateMap = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
-/// The context a command runs in: typed app state, the trace id of the call, and runtime
-/// switches. Cheap to clone (one `Arc`).
+/// The context a command runs in: typed app state, the trace id of the call, a
+/// cancellation token, and runtime switches. Cheap to clone (one `Arc`).
+///
+/// A long handler can watch [`CommandContext::cancelled`] (or poll
+/// [`CommandContext::is_cancelled`]) to stop early; the dispatcher reports a cancelled call
+/// as `CANCELLED`, never as a success.
 ///
 /// ```
 /// use afd_runtime::CommandContext;
@@ -31,6 +37,7 @@ struct Inner {
     state: StateMap,
     trace_id: Option<String>,
     dev_mode: bool,
+    cancel: CancellationToken,
 }
 
 impl CommandContext {
@@ -59,6 +66,36 @@ impl CommandContext {
     pub fn with_trace_id(mut self, trace_id: impl Into<String>) -> Self {
         Arc::make_mut(&mut self.inner).trace_id = Some(trace_id.into());
         self
+    }
+
+    /// Uses `token` as the call's cancellation token.
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        Arc::make_mut(&mut self.inner).cancel = token;
+        self
+    }
+
+    /// A context for a sub-call (a batch entry, a pipeline step): the same state, and a
+    /// child cancellation token, cancelled with this one or on its own.
+    #[must_use]
+    pub fn child(&self) -> Self {
+        let token = self.inner.cancel.child_token();
+        self.clone().with_cancellation(token)
+    }
+
+    /// The call's cancellation token.
+    pub fn cancellation_token(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
+    /// Whether the call was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Completes when the call is cancelled.
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await;
     }
 
     /// Turns dev mode on or off: in dev mode, internal errors carry the panic message.
@@ -108,6 +145,7 @@ impl fmt::Debug for CommandContext {
             .field("state_entries", &self.inner.state.len())
             .field("trace_id", &self.inner.trace_id)
             .field("dev_mode", &self.inner.dev_mode)
+            .field("cancelled", &self.inner.cancel.is_cancelled())
             .finish()
     }
 }

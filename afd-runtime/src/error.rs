@@ -30,6 +30,18 @@ pub mod codes {
     pub const RATE_LIMITED: &str = "RATE_LIMITED";
     /// A resource the command needs does not exist.
     pub const NOT_FOUND: &str = "NOT_FOUND";
+    /// A batch entry or pipeline step was not run (stop on error, a false `when`, a timeout).
+    pub const COMMAND_SKIPPED: &str = "COMMAND_SKIPPED";
+    /// A batch ran out of time; the command was cancelled.
+    pub const BATCH_TIMEOUT: &str = "BATCH_TIMEOUT";
+    /// A batch request is empty, too long, or malformed.
+    pub const INVALID_BATCH_REQUEST: &str = "INVALID_BATCH_REQUEST";
+    /// A pipeline request is empty, too long, or malformed.
+    pub const INVALID_PIPELINE_REQUEST: &str = "INVALID_PIPELINE_REQUEST";
+    /// A pipeline reference (`$prev.id`, `$steps.user.email`, ...) does not resolve.
+    pub const UNRESOLVED_REFERENCE: &str = "UNRESOLVED_REFERENCE";
+    /// The input is larger or deeper than the server accepts.
+    pub const INPUT_TOO_LARGE: &str = "INPUT_TOO_LARGE";
     /// The handler failed unexpectedly (a panic, or a result that could not be serialised).
     pub const INTERNAL_ERROR: &str = "INTERNAL_ERROR";
 }

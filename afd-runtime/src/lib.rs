@@ -5,9 +5,10 @@ extern crate self as afd_runtime;
 
 mod command;
 mod context;
-mod dispatch;
+pub mod dispatch;
 mod error;
 mod glue;
+pub mod middleware;
 mod registry;
 mod result;
 pub mod similarity;
@@ -15,6 +16,12 @@ pub mod validate;
 
 pub use command::{CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, SourceLocation};
 pub use context::CommandContext;
+pub use dispatch::batch::{BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult};
+pub use dispatch::pipe::{PipeOptions, PipeRequest, PipeResult, PipeStep, StepResult, StepStatus};
+pub use dispatch::{
+    CommandRequest, CommandService, Dispatcher, DispatcherBuilder, DispatcherError, HandlerService,
+    Limits, Surface,
+};
 pub use error::{CommandError, codes};
 pub use registry::{
     CommandEntry, NameKind, Problem, Registry, RegistryBuilder, RegistryError, Resolved, TagMode,

@@ -1,0 +1,532 @@
+//! The one call path every surface shares: limits, lookup, exposure, validation, the
+//! middleware stack, the handler (panics caught), cancellation and timing. afd-call, every
+//! afd-batch entry and every afd-pipe step go through [`Dispatcher::call`], so no surface
+//! and no meta-tool is a way around a restriction.
+
+pub mod batch;
+mod limits;
+pub mod pipe;
+
+use std::any::Any;
+use std::collections::HashSet;
+use std::convert::Infallible;
+use std::fmt;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, LazyLock};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use tower::util::BoxCloneSyncService;
+use tower::{Layer, Service, ServiceExt};
+
+pub use limits::Limits;
+
+use crate::command::CommandDef;
+use crate::context::CommandContext;
+use crate::error::{CommandError, codes};
+use crate::registry::{NameKind, Registry};
+use crate::result::CommandResult;
+use crate::similarity::find_similar;
+
+/// One command execution, as the middleware stack sees it: the definition, the validated
+/// input and the context.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct CommandRequest {
+    /// The command being run.
+    pub def: &'static CommandDef,
+    /// Its input, already validated against the input schema.
+    pub input: Value,
+    /// The call's context.
+    pub ctx: CommandContext,
+}
+
+/// The type-erased middleware stack: a cloneable `tower::Service` from [`CommandRequest`] to
+/// [`CommandResult`], which never fails (failures are results).
+pub type CommandService = BoxCloneSyncService<CommandRequest, CommandResult<Value>, Infallible>;
+
+/// The innermost service: runs the handler, turning a panic into `INTERNAL_ERROR`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HandlerService;
+
+impl Service<CommandRequest> for HandlerService {
+    type Response = CommandResult<Value>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<CommandResult<Value>, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: CommandRequest) -> Self::Future {
+        let CommandRequest { def, input, ctx } = request;
+        let dev_mode = ctx.dev_mode();
+        let handler = def.handler();
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)));
+        Box::pin(async move {
+            let outcome = match started {
+                Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+                Err(panic) => Err(panic),
+            };
+            Ok(outcome.unwrap_or_else(|panic| panicked(def.name(), panic.as_ref(), dev_mode)))
+        })
+    }
+}
+
+fn panicked(name: &str, panic: &(dyn Any + Send), dev_mode: bool) -> CommandResult<Value> {
+    let reason = if let Some(text) = panic.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = panic.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    };
+    tracing::error!(command = name, panic = %reason, "command handler panicked");
+    let message = if dev_mode {
+        format!("Command '{name}' panicked: {reason}")
+    } else {
+        format!("Command '{name}' failed unexpectedly")
+    };
+    CommandResult::failure(CommandError::internal(message))
+}
+
+/// The surface a dispatcher serves: decides which commands are exposed by default, from
+/// each command's `expose(...)` options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Surface {
+    /// External agents over MCP.
+    Mcp,
+    /// The command line.
+    Cli,
+    /// An in-app assistant.
+    Agent,
+    /// The host application itself: every command.
+    InProcess,
+}
+
+impl Surface {
+    fn allows(self, def: &CommandDef) -> bool {
+        let expose = def.expose();
+        match self {
+            Surface::Mcp => expose.allows_mcp(),
+            Surface::Cli => expose.allows_cli(),
+            Surface::Agent => expose.allows_agent(),
+            Surface::InProcess => true,
+        }
+    }
+}
+
+#[derive(Clone)]
+enum RegistryRef {
+    Static(&'static Registry),
+    Shared(Arc<Registry>),
+}
+
+impl std::ops::Deref for RegistryRef {
+    type Target = Registry;
+
+    fn deref(&self) -> &Registry {
+        match self {
+            RegistryRef::Static(registry) => registry,
+            RegistryRef::Shared(registry) => registry,
+        }
+    }
+}
+
+/// Why a [`Dispatcher`] could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DispatcherError {
+    /// An exposure list names a command the registry does not have.
+    #[error("cannot expose or hide '{name}': no such command{}", match suggestion {
+        Some(similar) => format!(" (did you mean '{similar}'?)"),
+        None => String::new(),
+    })]
+    UnknownCommand {
+        /// The unknown name.
+        name: String,
+        /// The closest registered name, if any.
+        suggestion: Option<&'static str>,
+    },
+}
+
+/// Builds a [`Dispatcher`].
+pub struct DispatcherBuilder {
+    registry: RegistryRef,
+    surface: Surface,
+    only: Option<Vec<String>>,
+    also: Vec<String>,
+    hidden: Vec<String>,
+    stack: CommandService,
+    limits: Limits,
+}
+
+impl DispatcherBuilder {
+    /// Which surface this dispatcher serves (default: [`Surface::InProcess`]).
+    #[must_use]
+    pub fn surface(mut self, surface: Surface) -> Self {
+        self.surface = surface;
+        self
+    }
+
+    /// Exposes exactly these commands, whatever their `expose(...)` options say (the AFD
+    /// specification's `commands` array: listing a command is choosing to expose it).
+    #[must_use]
+    pub fn expose_only<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.only = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Also exposes these commands.
+    #[must_use]
+    pub fn expose<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.also.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Hides these commands (they stay visible to introspection, not callable).
+    #[must_use]
+    pub fn hide<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.hidden.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Wraps the stack in a `tower` layer. Layers added later wrap those added earlier,
+    /// so the last one added sees a call first.
+    #[must_use]
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<CommandService>,
+        L::Service: Service<CommandRequest, Response = CommandResult<Value>, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as Service<CommandRequest>>::Future: Send + 'static,
+    {
+        self.stack = BoxCloneSyncService::new(layer.layer(self.stack));
+        self
+    }
+
+    /// Sets the limits.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Builds the dispatcher.
+    ///
+    /// # Errors
+    ///
+    /// A name in an exposure list that the registry does not have.
+    pub fn build(self) -> Result<Dispatcher, DispatcherError> {
+        let registry = self.registry;
+        let check = |name: &str| -> Result<&'static str, DispatcherError> {
+            registry.get(name).map(|entry| entry.name()).ok_or_else(|| {
+                DispatcherError::UnknownCommand {
+                    name: name.to_owned(),
+                    suggestion: registry.suggest(name, 1).first().copied(),
+                }
+            })
+        };
+        let mut exposed: HashSet<&'static str> = match &self.only {
+            Some(names) => names
+                .iter()
+                .map(|name| check(name))
+                .collect::<Result<_, _>>()?,
+            None => registry
+                .commands()
+                .iter()
+                .filter(|entry| self.surface.allows(entry.def()))
+                .map(|entry| entry.name())
+                .collect(),
+        };
+        for name in &self.also {
+            exposed.insert(check(name)?);
+        }
+        for name in &self.hidden {
+            exposed.remove(check(name)?);
+        }
+        Ok(Dispatcher {
+            inner: Arc::new(Inner {
+                registry,
+                exposed,
+                stack: self.stack,
+                limits: self.limits,
+            }),
+        })
+    }
+}
+
+struct Inner {
+    registry: RegistryRef,
+    exposed: HashSet<&'static str>,
+    stack: CommandService,
+    limits: Limits,
+}
+
+/// Dispatches calls to a registry's commands: the one path shared by the MCP server, the
+/// CLI and in-process callers. Cheap to clone.
+///
+/// ```
+/// # use afd_runtime::{Dispatcher, Registry, Surface, CommandContext};
+/// # async fn demo() {
+/// let dispatcher = Dispatcher::builder(Registry::global())
+///     .surface(Surface::Mcp)
+///     .build()
+///     .unwrap();
+/// let result = dispatcher.call("no-such-command", serde_json::json!({}), CommandContext::new()).await;
+/// assert_eq!(result.error.unwrap().code, "COMMAND_NOT_FOUND");
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Dispatcher {
+    inner: Arc<Inner>,
+}
+
+static HANDLER_STACK: LazyLock<CommandService> =
+    LazyLock::new(|| BoxCloneSyncService::new(HandlerService));
+
+impl Dispatcher {
+    /// A builder over a `'static` registry (usually [`Registry::global`]).
+    pub fn builder(registry: &'static Registry) -> DispatcherBuilder {
+        DispatcherBuilder::new(RegistryRef::Static(registry))
+    }
+
+    /// A builder over a shared registry.
+    pub fn builder_shared(registry: Arc<Registry>) -> DispatcherBuilder {
+        DispatcherBuilder::new(RegistryRef::Shared(registry))
+    }
+
+    /// The registry.
+    pub fn registry(&self) -> &Registry {
+        &self.inner.registry
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
+    /// Whether the command named `name` (canonical name) may be called here.
+    pub fn is_exposed(&self, name: &str) -> bool {
+        self.inner.exposed.contains(name)
+    }
+
+    /// Calls a command: never fails; every problem is a failed [`CommandResult`] with a
+    /// stable code, and `metadata.executionTimeMs` is always set.
+    pub async fn call(
+        &self,
+        name: &str,
+        input: Value,
+        ctx: CommandContext,
+    ) -> CommandResult<Value> {
+        let inner = &*self.inner;
+        call(
+            &inner.registry,
+            Some(&inner.exposed),
+            &inner.limits,
+            &inner.stack,
+            name,
+            input,
+            ctx,
+        )
+        .await
+    }
+}
+
+impl DispatcherBuilder {
+    fn new(registry: RegistryRef) -> Self {
+        DispatcherBuilder {
+            registry,
+            surface: Surface::InProcess,
+            only: None,
+            also: Vec::new(),
+            hidden: Vec::new(),
+            stack: HANDLER_STACK.clone(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+impl fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dispatcher")
+            .field("commands", &self.inner.registry.len())
+            .field("exposed", &self.inner.exposed.len())
+            .field("limits", &self.inner.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Registry {
+    /// Calls a command in-process, on the same path as the servers (limits, lookup with
+    /// "Did you mean" suggestions, validation, the handler with panics caught, cancellation,
+    /// timing), with every command exposed and no middleware. Use a [`Dispatcher`] for
+    /// exposure rules and middleware.
+    ///
+    /// Never fails: every problem is a failed [`CommandResult`] with a stable code.
+    pub async fn call(
+        &self,
+        name: &str,
+        input: Value,
+        ctx: CommandContext,
+    ) -> CommandResult<Value> {
+        static LIMITS: LazyLock<Limits> = LazyLock::new(Limits::default);
+        call(self, None, &LIMITS, &HANDLER_STACK, name, input, ctx).await
+    }
+}
+
+async fn call(
+    registry: &Registry,
+    exposed: Option<&HashSet<&'static str>>,
+    limits: &Limits,
+    stack: &CommandService,
+    name: &str,
+    input: Value,
+    ctx: CommandContext,
+) -> CommandResult<Value> {
+    let started = Instant::now();
+    let mut result = run(registry, exposed, limits, stack, name, input, ctx).await;
+    let metadata = result.metadata_mut();
+    if metadata.execution_time_ms.is_none() {
+        metadata.execution_time_ms = Some(started.elapsed().as_millis() as u64);
+    }
+    result
+}
+
+async fn run(
+    registry: &Registry,
+    exposed: Option<&HashSet<&'static str>>,
+    limits: &Limits,
+    stack: &CommandService,
+    name: &str,
+    input: Value,
+    ctx: CommandContext,
+) -> CommandResult<Value> {
+    if let Err(error) = limits.check_input(&input) {
+        return CommandResult::failure(error);
+    }
+    let resolved = match registry.resolve(name) {
+        Ok(resolved) => resolved,
+        Err(error) => return CommandResult::failure(error),
+    };
+    let entry = resolved.entry;
+    if let Some(exposed) = exposed
+        && !exposed.contains(entry.name())
+    {
+        return CommandResult::failure(not_exposed(entry.name(), exposed));
+    }
+    let input = if input.is_null() {
+        Value::Object(Default::default())
+    } else {
+        input
+    };
+    if let Err(error) = entry.validate(&input) {
+        return CommandResult::failure(error);
+    }
+    if ctx.is_cancelled() {
+        return CommandResult::failure(cancelled(entry.def(), false));
+    }
+    let request = CommandRequest {
+        def: entry.def(),
+        input,
+        ctx: ctx.clone(),
+    };
+    let execution = stack.clone().oneshot(request);
+    let mut result = tokio::select! {
+        biased;
+        outcome = execution => match outcome {
+            Ok(result) => result,
+            Err(never) => match never {},
+        },
+        () = ctx.cancelled() => CommandResult::failure(cancelled(entry.def(), true)),
+    };
+    // A handler that noticed the cancellation and gave up reports it as its own failure;
+    // the caller asked to cancel, so the answer is CANCELLED (with the handler's error
+    // kept). A handler that finished its work despite the request reports what it did.
+    if !result.success
+        && ctx.is_cancelled()
+        && !result
+            .error
+            .as_ref()
+            .is_some_and(|e| e.is(codes::CANCELLED))
+    {
+        let handler_error = result
+            .error
+            .take()
+            .and_then(|error| serde_json::to_value(error).ok());
+        let mut error = cancelled(entry.def(), true);
+        if let (Some(details), Some(handler_error)) = (error.details.as_mut(), handler_error) {
+            details["handlerError"] = handler_error;
+        }
+        result.error = Some(error);
+    }
+    if resolved.kind == NameKind::DeprecatedAlias {
+        result = result.with_warning(
+            "DEPRECATED_ALIAS",
+            format!(
+                "'{name}' is a deprecated name of '{}'; call it by that name",
+                entry.name()
+            ),
+        );
+    }
+    result
+}
+
+fn not_exposed(name: &str, exposed: &HashSet<&'static str>) -> CommandError {
+    let similar = find_similar(name, exposed.iter().copied(), 1);
+    let suggestion = match similar.first() {
+        Some(other) => format!(
+            "This server does not let agents call '{name}'. '{other}' is callable; use afd-discover to list what is."
+        ),
+        None => format!(
+            "This server does not let agents call '{name}'; use afd-discover to list what is callable."
+        ),
+    };
+    CommandError::new(
+        codes::COMMAND_NOT_EXPOSED,
+        format!("Command '{name}' is not exposed on this server"),
+    )
+    .with_suggestion(suggestion)
+    .with_retryable(false)
+}
+
+fn cancelled(def: &CommandDef, started: bool) -> CommandError {
+    let name = def.name();
+    let (message, suggestion) = match (started, def.is_mutation()) {
+        (false, _) => (
+            format!("Command '{name}' was cancelled before it started"),
+            "Nothing was changed; call it again if it is still wanted.".to_owned(),
+        ),
+        (true, true) => (
+            format!("Command '{name}' was cancelled before it completed"),
+            format!(
+                "'{name}' changes state and may have applied part of its work: check the state before retrying."
+            ),
+        ),
+        (true, false) => (
+            format!("Command '{name}' was cancelled before it completed"),
+            "It changes nothing, so it is safe to call again.".to_owned(),
+        ),
+    };
+    CommandError::new(codes::CANCELLED, message)
+        .with_suggestion(suggestion)
+        .with_details(json!({"started": started, "mutation": def.is_mutation()}))
+}

@@ -1,0 +1,137 @@
+//! Rate limiting with a token bucket: a call over the rate fails at once with
+//! `RATE_LIMITED`, saying when to retry (it is not queued).
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use tokio::time::Instant;
+use tower::{Layer, Service, ServiceExt};
+
+use super::{CommandStack, take_ready};
+use crate::dispatch::CommandRequest;
+use crate::error::{CommandError, codes};
+use crate::result::CommandResult;
+
+#[derive(Debug)]
+struct Bucket {
+    tokens: f64,
+    updated: Instant,
+}
+
+/// Allows `capacity` calls per `period` (refilled continuously), across all commands or,
+/// with [`RateLimitLayer::per_command`], for each command separately.
+#[derive(Debug, Clone)]
+pub struct RateLimitLayer {
+    capacity: u32,
+    period: Duration,
+    per_command: bool,
+    buckets: Arc<Mutex<HashMap<&'static str, Bucket>>>,
+}
+
+impl RateLimitLayer {
+    /// `capacity` calls per `period`.
+    pub fn new(capacity: u32, period: Duration) -> Self {
+        RateLimitLayer {
+            capacity: capacity.max(1),
+            period,
+            per_command: false,
+            buckets: Arc::default(),
+        }
+    }
+
+    /// One bucket per command instead of one for all.
+    #[must_use]
+    pub fn per_command(mut self) -> Self {
+        self.per_command = true;
+        self
+    }
+
+    /// Takes a token, or says how long until one is available.
+    fn acquire(&self, command: &'static str) -> Result<(), Duration> {
+        let key = if self.per_command { command } else { "" };
+        let capacity = f64::from(self.capacity);
+        let rate = capacity / self.period.as_secs_f64().max(f64::EPSILON);
+        let now = Instant::now();
+        let mut buckets = self
+            .buckets
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let bucket = buckets.entry(key).or_insert(Bucket {
+            tokens: capacity,
+            updated: now,
+        });
+        bucket.tokens =
+            (bucket.tokens + now.duration_since(bucket.updated).as_secs_f64() * rate).min(capacity);
+        bucket.updated = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / rate))
+        }
+    }
+}
+
+impl<S> Layer<S> for RateLimitLayer {
+    type Service = RateLimit<S>;
+
+    fn layer(&self, inner: S) -> RateLimit<S> {
+        RateLimit {
+            inner,
+            layer: self.clone(),
+        }
+    }
+}
+
+/// The service of [`RateLimitLayer`].
+#[derive(Debug, Clone)]
+pub struct RateLimit<S> {
+    inner: S,
+    layer: RateLimitLayer,
+}
+
+impl<S: CommandStack> Service<CommandRequest> for RateLimit<S> {
+    type Response = CommandResult<Value>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<CommandResult<Value>, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: CommandRequest) -> Self::Future {
+        let inner = take_ready(&mut self.inner);
+        let command = request.def.name();
+        match self.layer.acquire(command) {
+            Ok(()) => Box::pin(inner.oneshot(request)),
+            Err(wait) => {
+                let retry_after_ms = wait.as_millis().max(1) as u64;
+                let scope = if self.layer.per_command {
+                    format!("'{command}'")
+                } else {
+                    "this server".to_owned()
+                };
+                let error = CommandError::new(
+                    codes::RATE_LIMITED,
+                    format!(
+                        "Rate limit exceeded for {scope}: at most {} calls per {} ms",
+                        self.layer.capacity,
+                        self.layer.period.as_millis()
+                    ),
+                )
+                .with_suggestion(format!(
+                    "Wait {:.1} seconds (retryAfterMs: {retry_after_ms}) and try again.",
+                    wait.as_secs_f64()
+                ))
+                .with_retryable(true)
+                .with_details(json!({"retryAfterMs": retry_after_ms}));
+                Box::pin(async move { Ok(CommandResult::failure(error)) })
+            }
+        }
+    }
+}

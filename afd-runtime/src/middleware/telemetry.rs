@@ -1,0 +1,113 @@
+//! A hook that receives one event per call.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Instant, SystemTime};
+
+use futures_util::future::BoxFuture;
+use serde::Serialize;
+use serde_json::Value;
+use tower::{Layer, Service, ServiceExt};
+
+use super::{CommandStack, take_ready};
+use crate::dispatch::CommandRequest;
+use crate::dispatch::batch::iso8601;
+use crate::result::CommandResult;
+
+/// What the telemetry hook receives for each call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TelemetryEvent {
+    /// The command.
+    pub command: &'static str,
+    /// When the call started, ISO 8601.
+    pub started_at: String,
+    /// How long it took.
+    pub duration_ms: f64,
+    /// Whether it succeeded.
+    pub success: bool,
+    /// Its error code, on failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    /// Its trace id, if one was set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
+}
+
+type Sink = Arc<dyn Fn(TelemetryEvent) + Send + Sync>;
+
+/// Sends a [`TelemetryEvent`] to a hook after every call.
+#[derive(Clone)]
+pub struct TelemetryLayer {
+    sink: Sink,
+}
+
+impl TelemetryLayer {
+    /// Sends events to `sink`. Keep it quick: it runs on the call's task.
+    pub fn new(sink: impl Fn(TelemetryEvent) + Send + Sync + 'static) -> Self {
+        TelemetryLayer {
+            sink: Arc::new(sink),
+        }
+    }
+}
+
+impl fmt::Debug for TelemetryLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TelemetryLayer").finish_non_exhaustive()
+    }
+}
+
+impl<S> Layer<S> for TelemetryLayer {
+    type Service = Telemetry<S>;
+
+    fn layer(&self, inner: S) -> Telemetry<S> {
+        Telemetry {
+            inner,
+            sink: self.sink.clone(),
+        }
+    }
+}
+
+/// The service of [`TelemetryLayer`].
+#[derive(Clone)]
+pub struct Telemetry<S> {
+    inner: S,
+    sink: Sink,
+}
+
+impl<S: CommandStack> Service<CommandRequest> for Telemetry<S> {
+    type Response = CommandResult<Value>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<CommandResult<Value>, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: CommandRequest) -> Self::Future {
+        let inner = take_ready(&mut self.inner);
+        let sink = self.sink.clone();
+        let command = request.def.name();
+        let ctx_trace = request.ctx.trace_id().map(str::to_owned);
+        Box::pin(async move {
+            let started_at = SystemTime::now();
+            let started = Instant::now();
+            let result = inner.oneshot(request).await?;
+            sink(TelemetryEvent {
+                command,
+                started_at: iso8601(started_at),
+                duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+                success: result.success,
+                error_code: result.error.as_ref().map(|error| error.code.to_string()),
+                trace_id: result
+                    .metadata
+                    .as_ref()
+                    .and_then(|m| m.trace_id.clone())
+                    .or(ctx_trace),
+            });
+            Ok(result)
+        })
+    }
+}

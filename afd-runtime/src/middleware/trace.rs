@@ -1,0 +1,88 @@
+//! A `tracing` span per command, and a trace id on every call and result.
+
+use std::convert::Infallible;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+use tower::{Layer, Service, ServiceExt};
+use tracing::Instrument;
+
+use super::{CommandStack, take_ready};
+use crate::dispatch::CommandRequest;
+use crate::result::CommandResult;
+
+/// Gives each call a trace id (keeping one the caller set), runs it in a `command` span,
+/// logs its outcome at debug level, and returns the id in `metadata.traceId`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TraceLayer;
+
+impl TraceLayer {
+    /// The layer.
+    pub fn new() -> Self {
+        TraceLayer
+    }
+}
+
+impl<S> Layer<S> for TraceLayer {
+    type Service = Trace<S>;
+
+    fn layer(&self, inner: S) -> Trace<S> {
+        Trace { inner }
+    }
+}
+
+/// The service of [`TraceLayer`].
+#[derive(Debug, Clone)]
+pub struct Trace<S> {
+    inner: S,
+}
+
+/// A new 16-hex-digit trace id.
+pub(crate) fn new_trace_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos(),
+    );
+    format!("{:016x}", hasher.finish())
+}
+
+impl<S: CommandStack> Service<CommandRequest> for Trace<S> {
+    type Response = CommandResult<Value>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<CommandResult<Value>, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: CommandRequest) -> Self::Future {
+        let inner = take_ready(&mut self.inner);
+        let trace_id = request
+            .ctx
+            .trace_id()
+            .map_or_else(new_trace_id, str::to_owned);
+        request.ctx = request.ctx.clone().with_trace_id(trace_id.clone());
+        let name = request.def.name();
+        let span = tracing::info_span!("command", command = name, trace_id = %trace_id);
+        Box::pin(
+            async move {
+                let mut result = inner.oneshot(request).await?;
+                match &result.error {
+                    None => tracing::debug!("command succeeded"),
+                    Some(error) => tracing::debug!(code = %error.code, "command failed"),
+                }
+                result.metadata_mut().trace_id = Some(trace_id);
+                Ok(result)
+            }
+            .instrument(span),
+        )
+    }
+}
