@@ -184,7 +184,7 @@ mod tests {
             .with_max_input_bytes(100);
         assert!(limits.check_input(&json!({"a": {"b": [1]}})).is_ok());
         let deep = limits
-            .check_input(&json!({"a": {"b": {"c": 1}}}))
+            .check_input(&json!({"a": {"b": {"c": [1]}}}))
             .unwrap_err();
         assert_eq!(deep.code, codes::INPUT_TOO_LARGE);
         assert!(deep.message.contains("deeper than 3"));
