@@ -1038,3 +1038,30 @@ async fn author_layers_wrap_every_path() {
         .await;
     assert_eq!(seen.load(Ordering::SeqCst), 4);
 }
+
+#[tokio::test(start_paused = true)]
+async fn cancelling_the_caller_cancels_a_running_batch() {
+    let p = Arc::new(Probe::default());
+    let caller = ctx().with_state(p.clone());
+    let token = caller.cancellation_token().clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(15)).await;
+        token.cancel();
+    });
+    let result = mcp()
+        .batch(
+            batch(json!({"commands": [
+                {"command": "sleep", "input": {"ms": 10}},
+                {"command": "sleep", "input": {"ms": 60000}},
+                {"command": "user-create", "input": {"name": "a", "email": "b"}}
+            ]})),
+            caller,
+        )
+        .await;
+    assert!(result.results[0].result.success, "finished before the cancel");
+    assert_eq!(result.results[1].result.error.as_ref().unwrap().code, "CANCELLED");
+    let not_started = result.results[2].result.error.as_ref().unwrap();
+    assert_eq!(not_started.code, "CANCELLED");
+    assert_eq!(not_started.message, "Command 'user-create' was cancelled before it started");
+    assert_eq!(p.running.load(Ordering::SeqCst), 0);
+}
