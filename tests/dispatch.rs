@@ -1058,10 +1058,19 @@ async fn cancelling_the_caller_cancels_a_running_batch() {
             caller,
         )
         .await;
-    assert!(result.results[0].result.success, "finished before the cancel");
-    assert_eq!(result.results[1].result.error.as_ref().unwrap().code, "CANCELLED");
+    assert!(
+        result.results[0].result.success,
+        "finished before the cancel"
+    );
+    assert_eq!(
+        result.results[1].result.error.as_ref().unwrap().code,
+        "CANCELLED"
+    );
     let not_started = result.results[2].result.error.as_ref().unwrap();
     assert_eq!(not_started.code, "CANCELLED");
-    assert_eq!(not_started.message, "Command 'user-create' was cancelled before it started");
+    assert_eq!(
+        not_started.message,
+        "Command 'user-create' was cancelled before it started"
+    );
     assert_eq!(p.running.load(Ordering::SeqCst), 0);
 }

@@ -3,6 +3,7 @@
 
 extern crate self as afd_runtime;
 
+pub mod catalog;
 mod command;
 mod context;
 pub mod dispatch;

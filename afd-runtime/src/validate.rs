@@ -47,21 +47,13 @@ impl InputValidator {
 
     /// Every violation of the schema by `input` (at most 20), in schema order.
     pub fn violations(&self, input: &Value) -> Vec<Violation> {
-        self.validator
+        let mut violations: Vec<Violation> = self
+            .validator
             .iter_errors(input)
-            .take(MAX_VIOLATIONS)
-            .map(|error| {
-                let pointer = error.instance_path().as_str().to_owned();
-                let field = field_name(error.instance_path().segments());
-                let keyword = error.kind().keyword().to_owned();
-                let message = describe(&field, error.kind(), &error.to_string());
-                Violation {
-                    pointer,
-                    keyword,
-                    message,
-                }
-            })
-            .collect()
+            .flat_map(|error| explain(&error))
+            .collect();
+        violations.truncate(MAX_VIOLATIONS);
+        violations
     }
 
     /// Checks `input` for the command `command`.
@@ -74,6 +66,75 @@ impl InputValidator {
             return Ok(());
         }
         Err(validation_failure(command, &self.violations(input)))
+    }
+}
+
+/// One schema error as violations. A failed `anyOf` / `oneOf` is explained by the branch
+/// whose type fits the value (its own errors), or else by the types the branches accept.
+fn explain(error: &jsonschema::ValidationError<'_>) -> Vec<Violation> {
+    let pointer = error.instance_path().as_str().to_owned();
+    let field = field_name(error.instance_path().segments());
+    let branches = match error.kind() {
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            Some(context)
+        }
+        _ => None,
+    };
+    if let Some(branches) = branches {
+        let type_mismatch = |e: &jsonschema::ValidationError<'_>| {
+            e.instance_path().as_str() == pointer
+                && matches!(e.kind(), ValidationErrorKind::Type { .. })
+        };
+        let fitting: Vec<&Vec<jsonschema::ValidationError<'static>>> = branches
+            .iter()
+            .filter(|branch| !branch.iter().any(&type_mismatch))
+            .collect();
+        if let [branch] = fitting.as_slice() {
+            return branch.iter().flat_map(|e| explain(e)).collect();
+        }
+        let mut expected: Vec<String> = Vec::new();
+        for branch in branches {
+            for e in branch.iter().filter(|e| type_mismatch(e)) {
+                if let ValidationErrorKind::Type { kind } = e.kind() {
+                    let name = type_names(kind);
+                    if !expected.contains(&name) {
+                        expected.push(name);
+                    }
+                }
+            }
+        }
+        if !expected.is_empty() {
+            let subject = if field.is_empty() {
+                "Input".to_owned()
+            } else {
+                format!("Field '{field}'")
+            };
+            let message = format!("{subject} must be {}", with_article(&expected.join(" or ")));
+            let keyword = error.kind().keyword().to_owned();
+            return vec![Violation {
+                pointer,
+                keyword,
+                message,
+            }];
+        }
+    }
+    let keyword = error.kind().keyword().to_owned();
+    let message = describe(&field, error.kind(), &error.to_string());
+    vec![Violation {
+        pointer,
+        keyword,
+        message,
+    }]
+}
+
+fn type_names(kind: &TypeKind) -> String {
+    match kind {
+        TypeKind::Single(ty) => ty.to_string(),
+        TypeKind::Multiple(set) => set
+            .iter()
+            .map(|ty| ty.to_string())
+            .collect::<Vec<_>>()
+            .join(" or "),
     }
 }
 
@@ -201,14 +262,7 @@ fn describe(field: &str, kind: &ValidationErrorKind, fallback: &str) -> String {
             format!("Unknown field {} is not allowed", names.join(", "))
         }
         ValidationErrorKind::Type { kind } => {
-            let expected = match kind {
-                TypeKind::Single(ty) => ty.to_string(),
-                TypeKind::Multiple(set) => set
-                    .iter()
-                    .map(|ty| ty.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-            };
+            let expected = type_names(kind);
             format!("{subject} must be {}", with_article(&expected))
         }
         ValidationErrorKind::MinLength { limit } => {
@@ -338,5 +392,40 @@ mod tests {
         let err = deserialize_input::<Input>("x", json!({"items": [1, 300]})).unwrap_err();
         assert!(err.message.contains("Field 'items[1]'"), "{}", err.message);
         assert_eq!(err.details.unwrap()["errors"][0]["path"], "/items/1");
+    }
+
+    #[test]
+    fn any_of_is_explained_by_the_branch_that_fits_or_by_the_types_it_wanted() {
+        let one_or_many = InputValidator::new(&json!({
+            "type": "object",
+            "properties": {"tag": {"anyOf": [
+                {"type": "string", "minLength": 1},
+                {"type": "array", "items": {"type": "string"}, "maxItems": 2}
+            ]}}
+        }))
+        .unwrap();
+        let messages = |input: Value| -> Vec<String> {
+            one_or_many
+                .violations(&input)
+                .into_iter()
+                .map(|v| v.message)
+                .collect()
+        };
+        assert_eq!(
+            messages(json!({"tag": ["a", "b", "c"]})),
+            ["Field 'tag' must have at most 2 items"]
+        );
+        assert_eq!(
+            messages(json!({"tag": ""})),
+            ["Field 'tag' must be at least 1 character long"]
+        );
+        assert_eq!(
+            messages(json!({"tag": 5})),
+            ["Field 'tag' must be a string or array"]
+        );
+        assert_eq!(
+            messages(json!({"tag": [1]})),
+            ["Field 'tag[0]' must be a string"]
+        );
     }
 }

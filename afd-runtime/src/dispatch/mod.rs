@@ -8,7 +8,7 @@ mod limits;
 pub mod pipe;
 
 use std::any::Any;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::convert::Infallible;
 use std::fmt;
 use std::panic::AssertUnwindSafe;
@@ -27,7 +27,7 @@ pub use limits::Limits;
 use crate::command::CommandDef;
 use crate::context::CommandContext;
 use crate::error::{CommandError, codes};
-use crate::registry::{NameKind, Registry};
+use crate::registry::{CommandEntry, NameKind, Registry};
 use crate::result::CommandResult;
 use crate::similarity::find_similar;
 
@@ -263,10 +263,23 @@ impl DispatcherBuilder {
         for name in &self.hidden {
             exposed.remove(check(name)?);
         }
+        let listing: Vec<usize> = (0..registry.len())
+            .filter(|&index| exposed.contains(registry.commands()[index].name()))
+            .collect();
+        let mut categories: BTreeMap<&'static str, usize> = BTreeMap::new();
+        let mut tags: BTreeSet<&'static str> = BTreeSet::new();
+        for &index in &listing {
+            let entry = &registry.commands()[index];
+            *categories.entry(entry.category()).or_default() += 1;
+            tags.extend(entry.tags().iter().copied());
+        }
         Ok(Dispatcher {
             inner: Arc::new(Inner {
                 registry,
                 exposed,
+                listing,
+                categories: categories.into_iter().collect(),
+                tags: tags.into_iter().collect(),
                 stack: self.stack,
                 limits: self.limits,
             }),
@@ -277,6 +290,12 @@ impl DispatcherBuilder {
 struct Inner {
     registry: RegistryRef,
     exposed: HashSet<&'static str>,
+    /// Registry indices of the exposed commands, in name order.
+    listing: Vec<usize>,
+    /// Categories of the exposed commands, with counts, sorted.
+    categories: Vec<(&'static str, usize)>,
+    /// Tags of the exposed commands, sorted.
+    tags: Vec<&'static str>,
     stack: CommandService,
     limits: Limits,
 }
@@ -322,6 +341,30 @@ impl Dispatcher {
     /// The limits.
     pub fn limits(&self) -> &Limits {
         &self.inner.limits
+    }
+
+    /// The exposed commands, in name order.
+    pub fn exposed_entries(&self) -> impl Iterator<Item = &CommandEntry> + '_ {
+        let commands = self.inner.registry.commands();
+        self.inner
+            .listing
+            .iter()
+            .map(move |&index| &commands[index])
+    }
+
+    /// How many commands are exposed.
+    pub fn exposed_count(&self) -> usize {
+        self.inner.listing.len()
+    }
+
+    /// The categories of the exposed commands with their counts, sorted by name.
+    pub fn available_categories(&self) -> &[(&'static str, usize)] {
+        &self.inner.categories
+    }
+
+    /// The tags of the exposed commands, sorted.
+    pub fn available_tags(&self) -> &[&'static str] {
+        &self.inner.tags
     }
 
     /// Whether the command named `name` (canonical name) may be called here.

@@ -1,0 +1,373 @@
+//! afd-discover and afd-detail: browsing the catalog a [`Dispatcher`] exposes, as the AFD
+//! specification's FR-2 and FR-3 describe. Transport-independent: the MCP server, the CLI
+//! and in-process hosts all answer with these.
+
+use std::sync::LazyLock;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::dispatch::Dispatcher;
+use crate::error::CommandError;
+use crate::registry::{CommandEntry, TagMode};
+use crate::result::CommandResult;
+use crate::similarity::did_you_mean;
+use crate::validate::{InputValidator, deserialize_input};
+
+/// Most names one afd-detail call resolves.
+pub const MAX_DETAIL_NAMES: usize = 10;
+/// Summaries are cut to this many characters.
+pub const SUMMARY_MAX_CHARS: usize = 120;
+
+/// One tag or several.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    /// A single value.
+    One(String),
+    /// Several values.
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn as_slice(&self) -> Vec<&str> {
+        match self {
+            OneOrMany::One(one) => vec![one.as_str()],
+            OneOrMany::Many(many) => many.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+fn default_limit() -> usize {
+    50
+}
+
+/// The input of afd-discover.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DiscoverInput {
+    /// Only this category.
+    #[serde(default)]
+    pub category: Option<String>,
+    /// Only commands with this tag (or these tags, combined by `tag_mode`).
+    #[serde(default)]
+    pub tag: Option<OneOrMany>,
+    /// How several tags combine (default any).
+    #[serde(default)]
+    pub tag_mode: TagMode,
+    /// Words that must all appear in the name or description.
+    #[serde(default)]
+    pub search: Option<String>,
+    /// Include each command's mutation flag.
+    #[serde(default)]
+    pub include_mutation: bool,
+    /// Page size, 1 to 200 (default 50).
+    #[serde(default = "default_limit")]
+    pub limit: usize,
+    /// Commands to skip.
+    #[serde(default)]
+    pub offset: usize,
+}
+
+/// A one-line description of a command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandSummary {
+    /// The command's name.
+    pub name: String,
+    /// The first sentence of its description (at most 120 characters).
+    pub description: String,
+    /// Its category.
+    pub category: String,
+    /// Whether it changes state (only when asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<bool>,
+}
+
+/// The data of afd-discover.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverResult {
+    /// This page of matching commands.
+    pub commands: Vec<CommandSummary>,
+    /// Commands in the catalog.
+    pub total: usize,
+    /// Commands matching the filters.
+    pub filtered: usize,
+    /// Commands on this page.
+    pub returned: usize,
+    /// Whether more pages follow.
+    pub has_more: bool,
+    /// Every category of the catalog (not just of the matches).
+    pub available_categories: Vec<String>,
+    /// Every tag of the catalog (not just of the matches).
+    pub available_tags: Vec<String>,
+}
+
+/// The input schema of afd-discover.
+pub fn discover_schema() -> &'static Value {
+    static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
+        json!({
+            "type": "object",
+            "properties": {
+                "category": {"type": "string"},
+                "tag": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+                "tagMode": {"enum": ["any", "all"]},
+                "search": {"type": "string"},
+                "includeMutation": {"type": "boolean"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+                "offset": {"type": "integer", "minimum": 0}
+            },
+            "additionalProperties": false
+        })
+    });
+    &SCHEMA
+}
+
+/// The input schema of afd-detail.
+pub fn detail_schema() -> &'static Value {
+    static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
+        json!({
+            "type": "object",
+            "properties": {
+                "command": {"anyOf": [
+                    {"type": "string", "minLength": 1},
+                    {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "maxItems": MAX_DETAIL_NAMES}
+                ]}
+            },
+            "required": ["command"],
+            "additionalProperties": false
+        })
+    });
+    &SCHEMA
+}
+
+fn validated<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    validator: &InputValidator,
+    input: Value,
+) -> Result<T, CommandError> {
+    let input = if input.is_null() {
+        Value::Object(Default::default())
+    } else {
+        input
+    };
+    validator.validate(tool, &input)?;
+    deserialize_input(tool, input)
+}
+
+static DISCOVER_VALIDATOR: LazyLock<InputValidator> = LazyLock::new(|| {
+    InputValidator::new(discover_schema()).expect("the afd-discover schema compiles")
+});
+static DETAIL_VALIDATOR: LazyLock<InputValidator> =
+    LazyLock::new(|| InputValidator::new(detail_schema()).expect("the afd-detail schema compiles"));
+
+/// The first sentence of `description` without its period, or its first 119 characters
+/// and an ellipsis, as the AFD specification's `truncateDescription` does.
+///
+/// ```
+/// use afd_runtime::catalog::summary;
+/// assert_eq!(summary("Cancel a pending order. Stock is restored."), "Cancel a pending order");
+/// assert_eq!(summary("Create a new user account."), "Create a new user account");
+/// assert_eq!(summary(&"x".repeat(200)).chars().count(), 120);
+/// ```
+pub fn summary(description: &str) -> String {
+    let first = description.split(". ").next().unwrap_or(description);
+    let first = first.split("\n\n").next().unwrap_or(first).trim_end();
+    let first = first.strip_suffix('.').unwrap_or(first);
+    if first.chars().count() <= SUMMARY_MAX_CHARS {
+        return first.to_owned();
+    }
+    let mut cut: String = description.chars().take(SUMMARY_MAX_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+fn matches_search(entry: &CommandEntry, words: &[String]) -> bool {
+    if words.is_empty() {
+        return true;
+    }
+    let haystack = format!("{} {}", entry.name(), entry.description()).to_lowercase();
+    words.iter().all(|word| haystack.contains(word.as_str()))
+}
+
+fn has_tags(entry: &CommandEntry, tags: &[&str], mode: TagMode) -> bool {
+    let own = entry.tags();
+    match mode {
+        TagMode::Any => tags.iter().any(|tag| own.contains(tag)),
+        TagMode::All => tags.iter().all(|tag| own.contains(tag)),
+    }
+}
+
+impl Dispatcher {
+    /// afd-discover: a page of one-line summaries of the exposed commands, filtered by
+    /// category, tags and search words, with the catalog's whole taxonomy.
+    pub fn discover(&self, input: Value) -> CommandResult<Value> {
+        let started = Instant::now();
+        let input: DiscoverInput = match validated("afd-discover", &DISCOVER_VALIDATOR, input) {
+            Ok(input) => input,
+            Err(error) => return CommandResult::failure(error),
+        };
+        let tags = input
+            .tag
+            .as_ref()
+            .map(OneOrMany::as_slice)
+            .unwrap_or_default();
+        let words: Vec<String> = input
+            .search
+            .as_deref()
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
+        let matching: Vec<&CommandEntry> = self
+            .exposed_entries()
+            .filter(|entry| {
+                input
+                    .category
+                    .as_deref()
+                    .is_none_or(|category| entry.category() == category)
+            })
+            .filter(|entry| tags.is_empty() || has_tags(entry, &tags, input.tag_mode))
+            .filter(|entry| matches_search(entry, &words))
+            .collect();
+        let total = self.exposed_count();
+        let filtered = matching.len();
+        let commands: Vec<CommandSummary> = matching
+            .iter()
+            .skip(input.offset)
+            .take(input.limit)
+            .map(|entry| CommandSummary {
+                name: entry.name().to_owned(),
+                description: summary(entry.description()),
+                category: entry.category().to_owned(),
+                mutation: input.include_mutation.then(|| entry.is_mutation()),
+            })
+            .collect();
+        let returned = commands.len();
+        let has_more = input.offset + returned < filtered;
+        let mut reasoning =
+            format!("Returned {returned} of {filtered} matching commands ({total} total)");
+        if let Some(category) = &input.category {
+            reasoning.push_str(&format!(" in category '{category}'"));
+        }
+        if has_more {
+            reasoning.push_str(&format!(
+                ". Use offset: {} to see more.",
+                input.offset + input.limit
+            ));
+        }
+        let data = DiscoverResult {
+            commands,
+            total,
+            filtered,
+            returned,
+            has_more,
+            available_categories: self
+                .available_categories()
+                .iter()
+                .map(|(name, _)| (*name).to_owned())
+                .collect(),
+            available_tags: self
+                .available_tags()
+                .iter()
+                .map(|tag| (*tag).to_owned())
+                .collect(),
+        };
+        finish(serde_json::to_value(data), reasoning, started)
+    }
+
+    /// afd-detail: the full definition and input schema of up to ten commands, in the
+    /// order asked. Works for every registered command (`callable` says whether this
+    /// dispatcher lets it be called); unknown names get `found: false` with suggestions.
+    pub fn detail(&self, input: Value) -> CommandResult<Value> {
+        let started = Instant::now();
+        #[derive(Deserialize)]
+        struct DetailInput {
+            command: OneOrMany,
+        }
+        let input: DetailInput = match validated("afd-detail", &DETAIL_VALIDATOR, input) {
+            Ok(input) => input,
+            Err(error) => return CommandResult::failure(error),
+        };
+        let names = input.command.as_slice();
+        let entries: Vec<Value> = names.iter().map(|name| self.detail_entry(name)).collect();
+        let found = entries
+            .iter()
+            .filter(|entry| entry["found"] == true)
+            .count();
+        let reasoning = format!("Resolved {found} of {} requested commands", names.len());
+        finish(Ok(Value::Array(entries)), reasoning, started)
+    }
+
+    fn detail_entry(&self, name: &str) -> Value {
+        let Some(entry) = self.registry().get(name) else {
+            let similar = self.registry().suggest(name, 3);
+            return json!({
+                "name": name,
+                "found": false,
+                "error": {
+                    "code": "COMMAND_NOT_FOUND",
+                    "message": format!("No command named '{name}'"),
+                    "suggestion": did_you_mean(similar.first().copied(), "Use afd-discover to list all commands."),
+                }
+            });
+        };
+        let def = entry.def();
+        let mut detail = json!({
+            "name": entry.name(),
+            "found": true,
+            "description": entry.description(),
+            "category": entry.category(),
+            "mutation": def.is_mutation(),
+            "inputSchema": entry.input_schema(),
+            "callable": self.is_exposed(entry.name()),
+        });
+        let object = detail.as_object_mut().expect("an object");
+        if !def.tags().is_empty() {
+            object.insert("tags".into(), json!(def.tags()));
+        }
+        if let Some(time) = def.execution_time() {
+            object.insert("executionTime".into(), json!(time));
+        }
+        if !def.errors().is_empty() {
+            object.insert("errors".into(), json!(def.errors()));
+        }
+        if def.is_destructive() {
+            object.insert("destructive".into(), json!(true));
+        } else if def.is_mutation() {
+            object.insert("destructive".into(), json!(false));
+        }
+        if let Some(prompt) = def.confirm_prompt() {
+            object.insert("confirmPrompt".into(), json!(prompt));
+        }
+        if def.is_handoff() {
+            object.insert("handoff".into(), json!(true));
+        }
+        if let Some(protocol) = def.handoff_protocol() {
+            object.insert("handoffProtocol".into(), json!(protocol));
+        }
+        if let Some(version) = def.version() {
+            object.insert("version".into(), json!(version));
+        }
+        if !def.aliases().is_empty() {
+            object.insert("aliases".into(), json!(def.aliases()));
+        }
+        detail
+    }
+}
+
+fn finish(
+    data: Result<Value, serde_json::Error>,
+    reasoning: String,
+    started: Instant,
+) -> CommandResult<Value> {
+    let mut result = match data {
+        Ok(data) => CommandResult::success(data)
+            .with_reasoning(reasoning)
+            .with_confidence(1.0),
+        Err(error) => CommandResult::failure(CommandError::internal(error.to_string())),
+    };
+    result.metadata_mut().execution_time_ms = Some(started.elapsed().as_millis() as u64);
+    result
+}

@@ -1,0 +1,423 @@
+//! afd-discover and afd-detail per the AFD specification's FR-2 and FR-3, replaying its
+//! examples 1, 2, 3 and 6 on a catalog of the spec's own commands.
+
+use afd_runtime::prelude::*;
+use afd_runtime::{Dispatcher, Surface};
+
+#[derive(Deserialize, JsonSchema)]
+struct NewUser {
+    name: String,
+    email: String,
+}
+#[derive(Deserialize, JsonSchema)]
+struct Id {
+    id: u64,
+}
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct OrderRef {
+    order_id: String,
+}
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct SubscriptionRef {
+    subscription_id: String,
+}
+
+/// Create a new user account.
+#[command(tags("crud"), mutation)]
+fn user_create(input: NewUser) -> String {
+    input.name + &input.email
+}
+/// Get a user by id.
+#[command(tags("crud"))]
+fn user_get(input: Id) -> u64 {
+    input.id
+}
+/// Delete a user account. Removes every record of the user.
+#[command(
+    tags("admin", "crud"),
+    mutation,
+    destructive,
+    confirm_prompt = "Delete user {id}?"
+)]
+fn user_delete(input: Id) -> u64 {
+    input.id
+}
+/// Create a new order.
+#[command(tags("crud", "billing"), mutation)]
+fn order_create() -> u8 {
+    1
+}
+/// List orders with filters.
+#[command(tags("crud"))]
+fn order_list() -> u8 {
+    1
+}
+/// Cancel a pending order. Restores the stock.
+#[command(
+    tags("billing"),
+    mutation,
+    destructive,
+    confirm_prompt = "This will cancel order {orderId}. Continue?",
+    execution_time = "fast",
+    errors("NOT_FOUND", "INVALID_STATE"),
+    version = "1.2.0"
+)]
+fn order_cancel(input: OrderRef) -> String {
+    input.order_id
+}
+/// Cancel a subscription.
+#[command(tags("billing"), mutation)]
+fn subscription_cancel(input: SubscriptionRef) -> String {
+    input.subscription_id
+}
+/// Refund a payment.
+#[command(tags("billing", "admin-only"), mutation)]
+fn payment_refund() -> u8 {
+    1
+}
+/// Reset server configuration.
+#[command(tags("admin"), mutation)]
+fn config_reset() -> u8 {
+    1
+}
+/// Rebuild the search index; not for agents.
+#[command(expose(mcp = false))]
+fn index_rebuild() -> u8 {
+    1
+}
+
+const NAMES: [&str; 9] = [
+    "user-create",
+    "user-get",
+    "user-delete",
+    "order-create",
+    "order-list",
+    "order-cancel",
+    "subscription-cancel",
+    "payment-refund",
+    "config-reset",
+];
+
+fn server() -> Dispatcher {
+    Dispatcher::builder(Registry::global())
+        .expose_only(NAMES)
+        .build()
+        .unwrap()
+}
+
+fn names(data: &Value) -> Vec<&str> {
+    data["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn discover_lists_everything_with_the_taxonomy() {
+    let result = server().discover(json!({}));
+    assert!(result.success);
+    assert_eq!(result.confidence, Some(1.0));
+    assert_eq!(
+        result.reasoning.as_deref(),
+        Some("Returned 9 of 9 matching commands (9 total)")
+    );
+    let data = result.data.unwrap();
+    assert_eq!(
+        (
+            data["total"].as_u64(),
+            data["filtered"].as_u64(),
+            data["returned"].as_u64()
+        ),
+        (Some(9), Some(9), Some(9))
+    );
+    assert_eq!(data["hasMore"], false);
+    assert_eq!(
+        data["availableCategories"],
+        json!(["config", "order", "payment", "subscription", "user"])
+    );
+    assert_eq!(
+        data["availableTags"],
+        json!(["admin", "admin-only", "billing", "crud"])
+    );
+    let first = &data["commands"][0];
+    assert_eq!(
+        first,
+        &json!({"name": "config-reset", "description": "Reset server configuration", "category": "config"})
+    );
+}
+
+#[test]
+fn example_1_browsing_by_category() {
+    let result = server().discover(json!({"category": "order"}));
+    let data = result.data.unwrap();
+    assert_eq!(names(&data), ["order-cancel", "order-create", "order-list"]);
+    assert_eq!(data["total"], 9);
+    assert_eq!(data["filtered"], 3);
+    assert_eq!(data["commands"][0]["description"], "Cancel a pending order");
+    assert_eq!(
+        data["availableCategories"].as_array().unwrap().len(),
+        5,
+        "the whole taxonomy, not just the matches"
+    );
+    assert_eq!(
+        result.reasoning.as_deref(),
+        Some("Returned 3 of 3 matching commands (9 total) in category 'order'")
+    );
+}
+
+#[test]
+fn example_2_search_then_batch_detail() {
+    let found = server().discover(json!({"search": "cancel"})).data.unwrap();
+    assert_eq!(names(&found), ["order-cancel", "subscription-cancel"]);
+    let details = server().detail(json!({"command": ["order-cancel", "subscription-cancel"]}));
+    assert_eq!(
+        details.reasoning.as_deref(),
+        Some("Resolved 2 of 2 requested commands")
+    );
+    let details = details.data.unwrap();
+    let cancel = &details[0];
+    assert_eq!(cancel["name"], "order-cancel");
+    assert_eq!(
+        (
+            &cancel["found"],
+            &cancel["callable"],
+            &cancel["mutation"],
+            &cancel["destructive"]
+        ),
+        (&json!(true), &json!(true), &json!(true), &json!(true))
+    );
+    assert_eq!(
+        cancel["confirmPrompt"],
+        "This will cancel order {orderId}. Continue?"
+    );
+    assert_eq!(cancel["inputSchema"]["type"], "object");
+    assert_eq!(
+        cancel["inputSchema"]["properties"]["orderId"]["type"],
+        "string"
+    );
+    assert_eq!(cancel["inputSchema"]["required"], json!(["orderId"]));
+    assert_eq!(cancel["executionTime"], "fast");
+    assert_eq!(cancel["errors"], json!(["NOT_FOUND", "INVALID_STATE"]));
+    assert_eq!(cancel["version"], "1.2.0");
+    assert_eq!(
+        cancel["description"], "Cancel a pending order. Restores the stock.",
+        "detail has the full description"
+    );
+    let subscription = &details[1];
+    assert_eq!(subscription["destructive"], false);
+    assert_eq!(
+        subscription["inputSchema"]["required"],
+        json!(["subscriptionId"])
+    );
+}
+
+#[test]
+fn example_3_typo_recovery() {
+    let result = server().detail(json!({"command": "order-cancle"}));
+    assert!(result.success);
+    assert_eq!(
+        result.data.unwrap(),
+        json!([{
+            "name": "order-cancle",
+            "found": false,
+            "error": {
+                "code": "COMMAND_NOT_FOUND",
+                "message": "No command named 'order-cancle'",
+                "suggestion": "Did you mean 'order-cancel'? Use afd-discover to list all commands."
+            }
+        }])
+    );
+}
+
+#[test]
+fn example_6_tag_filtering() {
+    let admin = server()
+        .discover(json!({"tag": "admin", "includeMutation": true}))
+        .data
+        .unwrap();
+    assert_eq!(names(&admin), ["config-reset", "user-delete"]);
+    assert_eq!(
+        admin["commands"][1],
+        json!({"name": "user-delete", "description": "Delete a user account", "category": "user", "mutation": true})
+    );
+    let all = server()
+        .discover(json!({"tag": ["admin", "crud"], "tagMode": "all"}))
+        .data
+        .unwrap();
+    assert_eq!(names(&all), ["user-delete"]);
+    let any = server()
+        .discover(json!({"tag": ["admin", "billing"]}))
+        .data
+        .unwrap();
+    assert_eq!(
+        names(&any),
+        [
+            "config-reset",
+            "order-cancel",
+            "order-create",
+            "payment-refund",
+            "subscription-cancel",
+            "user-delete"
+        ]
+    );
+}
+
+#[test]
+fn search_needs_every_word_somewhere() {
+    let data = server()
+        .discover(json!({"search": "create USER"}))
+        .data
+        .unwrap();
+    assert_eq!(names(&data), ["user-create"]);
+    assert_eq!(
+        server().discover(json!({"search": "zebra"})).data.unwrap()["filtered"],
+        0
+    );
+    let combined = server()
+        .discover(json!({"search": "cancel", "tag": "billing", "category": "order"}))
+        .data
+        .unwrap();
+    assert_eq!(names(&combined), ["order-cancel"]);
+}
+
+#[test]
+fn pagination() {
+    let page = server().discover(json!({"limit": 4, "offset": 2}));
+    assert_eq!(
+        page.reasoning.as_deref(),
+        Some("Returned 4 of 9 matching commands (9 total). Use offset: 6 to see more.")
+    );
+    let data = page.data.unwrap();
+    assert_eq!(
+        names(&data),
+        [
+            "order-create",
+            "order-list",
+            "payment-refund",
+            "subscription-cancel"
+        ]
+    );
+    assert_eq!(data["hasMore"], true);
+    let last = server()
+        .discover(json!({"limit": 4, "offset": 8}))
+        .data
+        .unwrap();
+    assert_eq!(names(&last), ["user-get"]);
+    assert_eq!(last["hasMore"], false);
+    let beyond = server().discover(json!({"offset": 50})).data.unwrap();
+    assert_eq!(beyond["returned"], 0);
+}
+
+#[test]
+fn bad_discover_input_is_a_validation_error() {
+    for (input, expected) in [
+        (json!({"limit": 0}), "Field 'limit' must be >= 1"),
+        (json!({"limit": 201}), "Field 'limit' must be <= 200"),
+        (
+            json!({"tagMode": "some"}),
+            "Field 'tagMode' must be one of \"any\", \"all\"",
+        ),
+        (
+            json!({"serach": "x"}),
+            "Unknown field 'serach' is not allowed",
+        ),
+        (json!({"offset": -1}), "Field 'offset' must be >= 0"),
+    ] {
+        let error = server().discover(input.clone()).error.unwrap();
+        assert_eq!(error.code, "VALIDATION_ERROR");
+        assert!(
+            error
+                .message
+                .starts_with("Invalid input for 'afd-discover': "),
+            "{}",
+            error.message
+        );
+        assert!(
+            error.message.contains(expected),
+            "{input}: {}",
+            error.message
+        );
+    }
+}
+
+#[test]
+fn detail_keeps_input_order_mixes_found_and_missing_and_caps_at_ten() {
+    let data = server()
+        .detail(json!({"command": ["user-get", "nope-nope", "index-rebuild", "order-list"]}))
+        .data
+        .unwrap();
+    let found: Vec<(&str, bool)> = data
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["name"].as_str().unwrap(), e["found"] == true))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("user-get", true),
+            ("nope-nope", false),
+            ("index-rebuild", true),
+            ("order-list", true)
+        ]
+    );
+    assert_eq!(
+        data[2]["callable"], false,
+        "registered but not exposed: visible, not callable"
+    );
+    let eleven: Vec<&str> = NAMES.iter().chain(NAMES.iter()).take(11).copied().collect();
+    let error = server().detail(json!({"command": eleven})).error.unwrap();
+    assert!(
+        error.message.contains("must have at most 10 items"),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        server().detail(json!({})).error.unwrap().message,
+        "Invalid input for 'afd-detail': Required field 'command' is missing"
+    );
+    assert_eq!(
+        server().detail(json!({"command": []})).error.unwrap().code,
+        "VALIDATION_ERROR"
+    );
+}
+
+#[test]
+fn commands_are_discoverable_without_an_expose_setting() {
+    let mcp = Dispatcher::builder(Registry::global())
+        .surface(Surface::Mcp)
+        .build()
+        .unwrap();
+    let listed: Vec<String> = mcp.exposed_entries().map(|e| e.name().to_owned()).collect();
+    for name in NAMES {
+        assert!(
+            listed.iter().any(|l| l == name),
+            "{name} is listed by default"
+        );
+    }
+    assert!(
+        !listed.iter().any(|l| l == "index-rebuild"),
+        "expose(mcp = false) keeps it out"
+    );
+}
+
+#[test]
+fn summaries_cut_at_the_first_sentence_or_120_characters() {
+    use afd_runtime::catalog::summary;
+    assert_eq!(
+        summary("List orders with filters. Newest first."),
+        "List orders with filters"
+    );
+    assert_eq!(
+        summary("Version 1.2 of the thing"),
+        "Version 1.2 of the thing"
+    );
+    let long = "word ".repeat(40);
+    let cut = summary(&long);
+    assert_eq!(cut.chars().count(), 120);
+    assert!(cut.ends_with('…'));
+}
