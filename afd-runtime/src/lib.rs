@@ -9,6 +9,8 @@ mod context;
 pub mod dispatch;
 mod error;
 mod glue;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod middleware;
 mod registry;
 mod result;

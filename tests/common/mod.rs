@@ -1,3 +1,4 @@
 //! Shared fixtures of the integration tests.
 
 pub mod conformance;
+pub mod mcp;

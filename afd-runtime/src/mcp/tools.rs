@@ -1,0 +1,354 @@
+//! The tool listings of each strategy, built once from the dispatcher's catalog.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, MetaObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+
+use super::Strategy;
+use crate::catalog::{detail_schema, discover_schema, summary};
+use crate::dispatch::Dispatcher;
+use crate::registry::CommandEntry;
+
+/// The meta-tools' names.
+pub const DISCOVER: &str = "afd-discover";
+/// See [`DISCOVER`].
+pub const DETAIL: &str = "afd-detail";
+/// See [`DISCOVER`].
+pub const CALL: &str = "afd-call";
+/// See [`DISCOVER`].
+pub const BATCH: &str = "afd-batch";
+/// See [`DISCOVER`].
+pub const PIPE: &str = "afd-pipe";
+
+/// How many categories afd-discover's description names before "and N more".
+const DESCRIBED_CATEGORIES: usize = 6;
+
+/// What a listed tool does when called.
+#[derive(Debug, Clone)]
+pub(crate) enum Route {
+    Discover,
+    Detail,
+    Call,
+    Batch,
+    Pipe,
+    /// A command's own tool.
+    Command(&'static str),
+    /// A category's tool (`grouped`): the `action` argument names the command.
+    Group(&'static str),
+}
+
+fn object(value: Value) -> Arc<JsonObject> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+fn always_load() -> MetaObject {
+    let mut meta = MetaObject::default();
+    meta.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
+    meta
+}
+
+fn read_only() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(true)
+        .destructive(false)
+        .open_world(false)
+}
+
+/// A generic dispatcher may run anything: clients must not wave it through on hints.
+fn dispatcher_hints() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(false)
+        .destructive(true)
+        .idempotent(false)
+}
+
+fn call_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "minLength": 1},
+            "input": {"type": "object"}
+        },
+        "required": ["command"],
+        "additionalProperties": false
+    })
+}
+
+fn batch_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "commands": {"type": "array", "minItems": 1, "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "command": {"type": "string"}, "input": {"type": "object"}},
+                "required": ["command"]
+            }},
+            "options": {"type": "object", "properties": {
+                "stopOnError": {"type": "boolean"},
+                "timeoutMs": {"type": "integer", "minimum": 1},
+                "parallelism": {"type": "integer", "minimum": 1}
+            }}
+        },
+        "required": ["commands"]
+    })
+}
+
+fn pipe_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "steps": {"type": "array", "minItems": 1, "items": {
+                "type": "object",
+                "properties": {
+                    "command": {"type": "string"},
+                    "input": {"type": "object"},
+                    "as": {"type": "string"},
+                    "when": {"type": "object"}
+                },
+                "required": ["command"]
+            }},
+            "input": {"type": "object"},
+            "options": {"type": "object", "properties": {
+                "continueOnFailure": {"type": "boolean"},
+                "timeoutMs": {"type": "integer", "minimum": 1}
+            }}
+        },
+        "required": ["steps"]
+    })
+}
+
+/// afd-discover's description: what the catalog holds, capped so the listing never grows
+/// with it.
+pub(crate) fn discover_description(dispatcher: &Dispatcher) -> String {
+    let mut categories: Vec<(&str, usize)> = dispatcher.available_categories().to_vec();
+    categories.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let named: Vec<String> = categories
+        .iter()
+        .take(DESCRIBED_CATEGORIES)
+        .map(|(name, count)| format!("{name} ({count})"))
+        .collect();
+    let more = categories.len().saturating_sub(DESCRIBED_CATEGORIES);
+    let more = if more > 0 {
+        format!(", {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "Find this server's {} commands ({}{more}). Filter by category, tag or search words; returns one-line summaries. Next: afd-detail for input schemas, then afd-call.",
+        dispatcher.exposed_count(),
+        named.join(", ")
+    )
+}
+
+fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, Route)> {
+    let mut tools = Vec::with_capacity(5);
+    if with_introspection {
+        tools.push((
+            Tool::new(
+                DISCOVER,
+                discover_description(dispatcher),
+                object(discover_schema().clone()),
+            )
+            .with_annotations(read_only())
+            .with_meta(always_load()),
+            Route::Discover,
+        ));
+        tools.push((
+            Tool::new(
+                DETAIL,
+                "Get the full description and input schema of up to 10 commands by name.",
+                object(detail_schema().clone()),
+            )
+            .with_annotations(read_only())
+            .with_meta(always_load()),
+            Route::Detail,
+        ));
+    }
+    tools.push((
+        Tool::new(
+            CALL,
+            "Run any command by name with its input; the input is validated against the command's schema.",
+            object(call_schema()),
+        )
+        .with_annotations(dispatcher_hints())
+        .with_meta(always_load()),
+        Route::Call,
+    ));
+    tools.push((
+        Tool::new(
+            BATCH,
+            "Run several commands in one request; each succeeds or fails on its own (options: stopOnError, timeoutMs, parallelism).",
+            object(batch_schema()),
+        )
+        .with_annotations(dispatcher_hints())
+        .with_meta(always_load()),
+        Route::Batch,
+    ));
+    tools.push((
+        Tool::new(
+            PIPE,
+            "Run commands in sequence, passing data forward with $prev, $first, $steps[n], $steps.<as> and $input; `when` skips steps.",
+            object(pipe_schema()),
+        )
+        .with_annotations(dispatcher_hints())
+        .with_meta(always_load()),
+        Route::Pipe,
+    ));
+    tools
+}
+
+/// A command's annotations: readOnlyHint = !mutation, destructiveHint, idempotentHint, a
+/// title.
+fn command_annotations(entry: &CommandEntry) -> ToolAnnotations {
+    let def = entry.def();
+    let mut annotations = ToolAnnotations::with_title(title(entry.name()))
+        .read_only(!def.is_mutation())
+        .destructive(def.is_destructive());
+    if def.is_mutation() {
+        annotations = annotations.idempotent(def.is_idempotent());
+    }
+    annotations
+}
+
+/// `order-cancel` -> `Order cancel`.
+fn title(name: &str) -> String {
+    let words = name.replace('-', " ");
+    let mut chars = words.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => words,
+    }
+}
+
+/// The envelope every tool's `structuredContent` follows, with the command's own data
+/// schema inside.
+fn envelope_schema(data: &Value) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "success": {"type": "boolean"},
+            "data": data,
+            "error": {"type": "object"},
+            "reasoning": {"type": "string"},
+            "confidence": {"type": "number"},
+            "metadata": {"type": "object"}
+        },
+        "required": ["success"]
+    })
+}
+
+/// An inputSchema must be an object schema; a command whose input is not an object is
+/// given a permissive object schema (its own schema still validates every call).
+fn input_schema_for(entry: &CommandEntry) -> Value {
+    let schema = entry.input_schema();
+    if schema.get("type") == Some(&json!("object")) {
+        schema.clone()
+    } else {
+        json!({"type": "object"})
+    }
+}
+
+fn command_tool(entry: &CommandEntry) -> Tool {
+    let mut tool = Tool::new(
+        entry.name(),
+        entry.description(),
+        object(input_schema_for(entry)),
+    )
+    .with_annotations(command_annotations(entry));
+    if let Some(output) = entry.output_schema() {
+        let mut output = output.clone();
+        let defs = output.as_object_mut().and_then(|map| map.remove("$defs"));
+        let mut envelope = envelope_schema(&output);
+        if let Some(defs) = defs {
+            envelope["$defs"] = defs;
+        }
+        tool = tool.with_raw_output_schema(object(envelope));
+    }
+    tool
+}
+
+fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
+    let mut groups: BTreeMap<&'static str, Vec<&CommandEntry>> = BTreeMap::new();
+    for entry in dispatcher.exposed_entries() {
+        groups.entry(entry.category()).or_default().push(entry);
+    }
+    groups
+        .into_iter()
+        .map(|(category, entries)| {
+            let actions: Vec<&str> = entries.iter().map(|entry| entry.name()).collect();
+            let mut properties = serde_json::Map::new();
+            properties.insert("action".into(), json!({"enum": actions}));
+            for entry in &entries {
+                if let Some(fields) = entry
+                    .input_schema()
+                    .get("properties")
+                    .and_then(Value::as_object)
+                {
+                    for (field, schema) in fields {
+                        properties
+                            .entry(field.clone())
+                            .or_insert_with(|| schema.clone());
+                    }
+                }
+            }
+            let lines: Vec<String> = entries
+                .iter()
+                .map(|entry| format!("{}: {}", entry.name(), summary(entry.description())))
+                .collect();
+            let description = format!(
+                "{category} commands; pick one with `action`. {}",
+                lines.join("; ")
+            );
+            let schema =
+                json!({"type": "object", "properties": properties, "required": ["action"]});
+            let all_read_only = entries.iter().all(|entry| !entry.is_mutation());
+            let any_destructive = entries.iter().any(|entry| entry.def().is_destructive());
+            let annotations = ToolAnnotations::with_title(title(category))
+                .read_only(all_read_only)
+                .destructive(any_destructive);
+            (
+                Tool::new(category, description, object(schema)).with_annotations(annotations),
+                Route::Group(category),
+            )
+        })
+        .collect()
+}
+
+/// The listing of `strategy`, in its fixed order.
+pub(crate) fn listing(
+    dispatcher: &Dispatcher,
+    strategy: Strategy,
+    eager: &[&'static str],
+) -> Vec<(Tool, Route)> {
+    match strategy {
+        Strategy::Individual => {
+            let mut tools: Vec<(Tool, Route)> = dispatcher
+                .exposed_entries()
+                .map(|entry| (command_tool(entry), Route::Command(entry.name())))
+                .collect();
+            tools.extend(meta_tools(dispatcher, false));
+            tools
+        }
+        Strategy::Grouped => {
+            let mut tools = group_tools(dispatcher);
+            tools.extend(meta_tools(dispatcher, false));
+            tools
+        }
+        Strategy::Lazy => meta_tools(dispatcher, true),
+        Strategy::Hybrid => {
+            let mut tools = meta_tools(dispatcher, true);
+            tools.extend(
+                dispatcher
+                    .exposed_entries()
+                    .filter(|entry| entry.def().is_eager() || eager.contains(&entry.name()))
+                    .map(|entry| (command_tool(entry), Route::Command(entry.name()))),
+            );
+            tools
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! The MCP server through a real rmcp client over an in-process duplex transport: every
+//! strategy's listing, the meta-tools, results as structuredContent + text + isError,
+//! pagination, and the todo contract replayed through the MCP surface.
+
+use afd_examples::todo::{self, TodoStore};
+use afd_runtime::Registry;
+use afd_runtime::mcp::{McpServer, Strategy};
+use afd_tests::conformance::{load_cases, run_case};
+use afd_tests::mcp::Client;
+use serde_json::{Value, json};
+
+const META: [&str; 5] = [
+    "afd-discover",
+    "afd-detail",
+    "afd-call",
+    "afd-batch",
+    "afd-pipe",
+];
+
+fn server(strategy: Strategy) -> McpServer {
+    McpServer::builder(Registry::global())
+        .name("todo")
+        .version("1.0.0")
+        .strategy(strategy)
+        .context(todo::context(TodoStore::in_memory().unwrap()))
+        .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))
+        .build()
+        .unwrap()
+}
+
+fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
+    tools.iter().map(|t| t.name.to_string()).collect()
+}
+
+#[tokio::test]
+async fn lazy_lists_exactly_the_five_meta_tools() {
+    let client = Client::connect(server(Strategy::Lazy)).await;
+    let tools = client.tools().await;
+    assert_eq!(names(&tools), META);
+    for tool in &tools {
+        assert_eq!(
+            tool.input_schema.get("type"),
+            Some(&json!("object")),
+            "{}",
+            tool.name
+        );
+        let meta = tool.meta.as_ref().expect("_meta");
+        assert_eq!(meta.get("anthropic/alwaysLoad"), Some(&json!(true)));
+        let annotations = tool.annotations.as_ref().expect("annotations");
+        let read_only = tool.name == "afd-discover" || tool.name == "afd-detail";
+        assert_eq!(annotations.read_only_hint, Some(read_only), "{}", tool.name);
+        assert_eq!(
+            annotations.destructive_hint,
+            Some(!read_only),
+            "{}: dispatchers are possibly destructive",
+            tool.name
+        );
+    }
+    let discover = tools[0].description.as_deref().unwrap();
+    assert!(
+        discover.contains("11 commands") && discover.contains("todo (11)"),
+        "{discover}"
+    );
+    let instructions = client.instructions().unwrap();
+    assert!(
+        instructions.contains("afd-discover") && instructions.contains("todo (11)"),
+        "{instructions}"
+    );
+}
+
+#[tokio::test]
+async fn discover_detail_call_workflow() {
+    let client = Client::connect(server(Strategy::Lazy)).await;
+    let found = client
+        .call("afd-discover", json!({"search": "toggle"}))
+        .await;
+    let names: Vec<&str> = found["data"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["todo-toggle", "todo-toggle-batch"]);
+    assert_eq!(
+        found["reasoning"],
+        "Returned 2 of 2 matching commands (11 total)"
+    );
+
+    let detail = client
+        .call(
+            "afd-detail",
+            json!({"command": ["todo-create", "todo-craete"]}),
+        )
+        .await;
+    assert_eq!(
+        detail["data"][0]["inputSchema"]["required"],
+        json!(["title"])
+    );
+    assert_eq!(detail["data"][0]["callable"], true);
+    assert_eq!(
+        detail["data"][1]["error"]["suggestion"],
+        "Did you mean 'todo-create'? Use afd-discover to list all commands."
+    );
+
+    let created = client
+        .call(
+            "afd-call",
+            json!({"command": "todo-create", "input": {"title": "Via MCP"}}),
+        )
+        .await;
+    assert_eq!(created["success"], true);
+    assert_eq!(created["data"]["title"], "Via MCP");
+    assert_eq!(
+        created["reasoning"],
+        "Created todo 'Via MCP' with medium priority"
+    );
+}
+
+#[tokio::test]
+async fn failures_are_tool_results_with_is_error() {
+    let client = Client::connect(server(Strategy::Lazy)).await;
+    let unknown = client
+        .call("afd-call", json!({"command": "todo-craete"}))
+        .await;
+    assert_eq!(unknown["error"]["code"], "COMMAND_NOT_FOUND");
+    let invalid = client
+        .call("afd-call", json!({"command": "todo-create", "input": {}}))
+        .await;
+    assert_eq!(
+        invalid["error"]["message"],
+        "Invalid input for 'todo-create': Required field 'title' is missing"
+    );
+    let no_command = client.call("afd-call", json!({"input": {}})).await;
+    assert_eq!(
+        no_command["error"]["message"],
+        "Invalid input for 'afd-call': Required field 'command' is missing"
+    );
+    let bad_discover = client.call("afd-discover", json!({"limit": 0})).await;
+    assert_eq!(bad_discover["error"]["code"], "VALIDATION_ERROR");
+    let no_tool = client.call("nope", json!({})).await;
+    assert_eq!(no_tool["error"]["code"], "COMMAND_NOT_FOUND");
+}
+
+#[tokio::test]
+async fn batch_and_pipe_over_mcp() {
+    let client = Client::connect(server(Strategy::Lazy)).await;
+    let batch = client
+        .call(
+            "afd-batch",
+            json!({"commands": [
+                {"command": "todo-create", "input": {"title": "One"}},
+                {"command": "todo-get", "input": {"id": "missing"}}
+            ]}),
+        )
+        .await;
+    assert_eq!(batch["success"], true);
+    assert_eq!(
+        batch["summary"],
+        json!({"total": 2, "successCount": 1, "failureCount": 1, "skippedCount": 0})
+    );
+    let pipe = client
+        .call(
+            "afd-pipe",
+            json!({"steps": [
+                {"command": "todo-create", "input": {"title": "Piped"}},
+                {"command": "todo-toggle", "input": {"id": "$prev.id"}}
+            ]}),
+        )
+        .await;
+    assert_eq!(pipe["success"], true);
+    assert_eq!(pipe["data"]["completed"], true);
+    let invalid = client.call("afd-batch", json!({"commands": []})).await;
+    assert_eq!(invalid["error"]["code"], "INVALID_BATCH_REQUEST");
+}
+
+#[tokio::test]
+async fn individual_lists_each_command_with_annotations() {
+    let client = Client::connect(server(Strategy::Individual)).await;
+    let tools = client.tools().await;
+    assert_eq!(tools.len(), 11 + 3);
+    assert_eq!(names(&tools)[11..], ["afd-call", "afd-batch", "afd-pipe"]);
+    let delete = tools.iter().find(|t| t.name == "todo-delete").unwrap();
+    let hints = delete.annotations.as_ref().unwrap();
+    assert_eq!(
+        (
+            hints.read_only_hint,
+            hints.destructive_hint,
+            hints.idempotent_hint
+        ),
+        (Some(false), Some(true), Some(false))
+    );
+    assert_eq!(hints.title.as_deref(), Some("Todo delete"));
+    let list = tools.iter().find(|t| t.name == "todo-list").unwrap();
+    assert_eq!(
+        list.annotations.as_ref().unwrap().read_only_hint,
+        Some(true)
+    );
+    let output = list
+        .output_schema
+        .as_ref()
+        .expect("todo-list has an output schema");
+    assert_eq!(output.get("type"), Some(&json!("object")));
+    let update = tools.iter().find(|t| t.name == "todo-update").unwrap();
+    assert_eq!(
+        update.annotations.as_ref().unwrap().idempotent_hint,
+        Some(true)
+    );
+    let created = client.call("todo-create", json!({"title": "Direct"})).await;
+    assert_eq!(created["data"]["title"], "Direct");
+}
+
+#[tokio::test]
+async fn grouped_lists_a_tool_per_category_with_an_action() {
+    let client = Client::connect(server(Strategy::Grouped)).await;
+    let tools = client.tools().await;
+    assert_eq!(names(&tools), ["todo", "afd-call", "afd-batch", "afd-pipe"]);
+    let schema = &tools[0].input_schema;
+    assert_eq!(
+        schema["properties"]["action"]["enum"]
+            .as_array()
+            .unwrap()
+            .len(),
+        11
+    );
+    assert!(
+        schema["properties"].get("title").is_some(),
+        "the merged input shape"
+    );
+    let created = client
+        .call("todo", json!({"action": "todo-create", "title": "Grouped"}))
+        .await;
+    assert_eq!(created["data"]["title"], "Grouped");
+    let wrong = client.call("todo", json!({"action": "user-get"})).await;
+    assert!(
+        wrong["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`action` must be one of todo-clear"),
+        "{wrong}"
+    );
+}
+
+#[tokio::test]
+async fn afd_call_behaves_the_same_in_every_strategy() {
+    let mut answers = Vec::new();
+    for strategy in [
+        Strategy::Individual,
+        Strategy::Grouped,
+        Strategy::Lazy,
+        Strategy::Hybrid,
+    ] {
+        let client = Client::connect(server(strategy)).await;
+        let mut answer = Vec::new();
+        for input in [
+            json!({"command": "todo-create", "input": {"title": "Same", "priority": "low"}}),
+            json!({"command": "todo-stats"}),
+            json!({"command": "todo-get", "input": {}}),
+        ] {
+            let mut result = client.call("afd-call", input).await;
+            for volatile in ["id", "createdAt", "updatedAt"] {
+                if let Some(data) = result["data"].as_object_mut() {
+                    data.remove(volatile);
+                }
+            }
+            result.as_object_mut().unwrap().remove("metadata");
+            answer.push(result);
+        }
+        // A command named directly works in every strategy too.
+        let direct = client.call("todo-stats", json!({})).await;
+        assert_eq!(direct["data"]["total"], 1, "{strategy}");
+        answers.push(answer);
+    }
+    assert!(
+        answers.windows(2).all(|pair| pair[0] == pair[1]),
+        "{answers:#?}"
+    );
+}
+
+#[tokio::test]
+async fn tools_list_paginates_with_opaque_cursors() {
+    let paged = McpServer::builder(Registry::global())
+        .strategy(Strategy::Individual)
+        .page_size(5)
+        .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))
+        .build()
+        .unwrap();
+    let client = Client::connect(paged).await;
+    let first = client.page(None).await.unwrap();
+    assert_eq!(first.tools.len(), 5);
+    let cursor = first.next_cursor.clone().unwrap();
+    let second = client.page(Some(cursor)).await.unwrap();
+    assert_eq!(
+        second.tools[0].name,
+        client.tools().await[5].name,
+        "pages continue in order"
+    );
+    assert_eq!(
+        client.tools().await.len(),
+        14,
+        "list_all follows every cursor"
+    );
+    let error = client.page(Some("not-a-cursor".into())).await.unwrap_err();
+    assert!(
+        format!("{error:?}").contains("-32602") || format!("{error}").contains("invalid cursor"),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_todo_contract_passes_through_mcp() {
+    for strategy in [Strategy::Lazy, Strategy::Individual] {
+        for case in &load_cases() {
+            let client = Client::connect(server(strategy)).await;
+            let outcome = run_case(case, |command, input| {
+                let client = &client;
+                async move {
+                    match strategy {
+                        Strategy::Individual => client.call(&command, input).await,
+                        _ => {
+                            client
+                                .call("afd-call", json!({"command": command, "input": input}))
+                                .await
+                        }
+                    }
+                }
+            })
+            .await;
+            if let Err(reason) = outcome {
+                panic!("{strategy}: case {} failed: {reason}", case.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn strategies_parse_from_text() {
+    assert_eq!("LAZY".parse::<Strategy>().unwrap(), Strategy::Lazy);
+    assert_eq!(" grouped ".parse::<Strategy>().unwrap(), Strategy::Grouped);
+    let error = "eager".parse::<Strategy>().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "unknown tool strategy 'eager': expected individual, grouped, lazy or hybrid"
+    );
+    let _: Value = json!(null);
+}
