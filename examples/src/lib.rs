@@ -1,4 +1,5 @@
 //! Example apps built on afd-rs. Each module is a set of `#[command]` functions over a real
 //! store; the example binaries under `examples/` drive them.
 
+pub mod report;
 pub mod todo;

@@ -23,7 +23,7 @@ pub const BATCH: &str = "afd-batch";
 pub const PIPE: &str = "afd-pipe";
 
 /// How many categories afd-discover's description names before "and N more".
-const DESCRIBED_CATEGORIES: usize = 6;
+const DESCRIBED_CATEGORIES: usize = 4;
 
 /// What a listed tool does when called.
 #[derive(Debug, Clone)]
@@ -52,30 +52,47 @@ fn always_load() -> MetaObject {
     meta
 }
 
+/// Introspection: read-only (MCP ignores the other hints then).
 fn read_only() -> ToolAnnotations {
-    ToolAnnotations::new()
-        .read_only(true)
-        .destructive(false)
-        .open_world(false)
+    ToolAnnotations::new().read_only(true)
 }
 
-/// A generic dispatcher may run anything: clients must not wave it through on hints.
+/// A generic dispatcher may run anything: clients must not wave it through on hints. Only
+/// what differs from MCP's defaults (readOnly false, idempotent false) is stated, but
+/// destructiveHint is stated although it defaults to true, so no client has to guess.
 fn dispatcher_hints() -> ToolAnnotations {
-    ToolAnnotations::new()
-        .read_only(false)
-        .destructive(true)
-        .idempotent(false)
+    ToolAnnotations::new().destructive(true)
+}
+
+/// Whether a schema keyword is worth its tokens in a listing.
+fn advertised(key: &str, value: &Value) -> bool {
+    match key {
+        "additionalProperties" | "minLength" | "minItems" => false,
+        "minimum" => *value != json!(0),
+        _ => true,
+    }
+}
+
+/// The schema as advertised: without `additionalProperties` and trivial lower bounds
+/// (`minLength`, `minItems`, `minimum: 0`) that only cost tokens (the validator still enforces the strict schema).
+fn lean(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, value)| advertised(key, value))
+                .map(|(key, value)| (key.clone(), lean(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(lean).collect()),
+        other => other.clone(),
+    }
 }
 
 fn call_schema() -> Value {
     json!({
         "type": "object",
-        "properties": {
-            "command": {"type": "string", "minLength": 1},
-            "input": {"type": "object"}
-        },
-        "required": ["command"],
-        "additionalProperties": false
+        "properties": {"command": {"type": "string"}, "input": {"type": "object"}},
+        "required": ["command"]
     })
 }
 
@@ -83,16 +100,12 @@ fn batch_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "commands": {"type": "array", "minItems": 1, "items": {
+            "commands": {"type": "array", "items": {
                 "type": "object",
-                "properties": {"id": {"type": "string"}, "command": {"type": "string"}, "input": {"type": "object"}},
+                "properties": {"command": {"type": "string"}, "input": {"type": "object"}, "id": {"type": "string"}},
                 "required": ["command"]
             }},
-            "options": {"type": "object", "properties": {
-                "stopOnError": {"type": "boolean"},
-                "timeoutMs": {"type": "integer", "minimum": 1},
-                "parallelism": {"type": "integer", "minimum": 1}
-            }}
+            "options": {"type": "object"}
         },
         "required": ["commands"]
     })
@@ -102,7 +115,7 @@ fn pipe_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "steps": {"type": "array", "minItems": 1, "items": {
+            "steps": {"type": "array", "items": {
                 "type": "object",
                 "properties": {
                     "command": {"type": "string"},
@@ -113,10 +126,7 @@ fn pipe_schema() -> Value {
                 "required": ["command"]
             }},
             "input": {"type": "object"},
-            "options": {"type": "object", "properties": {
-                "continueOnFailure": {"type": "boolean"},
-                "timeoutMs": {"type": "integer", "minimum": 1}
-            }}
+            "options": {"type": "object"}
         },
         "required": ["steps"]
     })
@@ -139,7 +149,7 @@ pub(crate) fn discover_description(dispatcher: &Dispatcher) -> String {
         String::new()
     };
     format!(
-        "Find this server's {} commands ({}{more}). Filter by category, tag or search words; returns one-line summaries. Next: afd-detail for input schemas, then afd-call.",
+        "Search the {} commands ({}{more}) by words, category or tag. Then afd-detail for input schemas, afd-call to run.",
         dispatcher.exposed_count(),
         named.join(", ")
     )
@@ -152,7 +162,7 @@ fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, R
             Tool::new(
                 DISCOVER,
                 discover_description(dispatcher),
-                object(discover_schema().clone()),
+                object(lean(discover_schema())),
             )
             .with_annotations(read_only())
             .with_meta(always_load()),
@@ -161,8 +171,8 @@ fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, R
         tools.push((
             Tool::new(
                 DETAIL,
-                "Get the full description and input schema of up to 10 commands by name.",
-                object(detail_schema().clone()),
+                "Input schemas and full descriptions of up to 10 commands.",
+                object(lean(detail_schema())),
             )
             .with_annotations(read_only())
             .with_meta(always_load()),
@@ -172,7 +182,7 @@ fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, R
     tools.push((
         Tool::new(
             CALL,
-            "Run any command by name with its input; the input is validated against the command's schema.",
+            "Run a command by name with its input (validated against its schema).",
             object(call_schema()),
         )
         .with_annotations(dispatcher_hints())
@@ -182,7 +192,7 @@ fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, R
     tools.push((
         Tool::new(
             BATCH,
-            "Run several commands in one request; each succeeds or fails on its own (options: stopOnError, timeoutMs, parallelism).",
+            "Run several commands at once; each succeeds or fails alone. options: stopOnError, timeoutMs, parallelism.",
             object(batch_schema()),
         )
         .with_annotations(dispatcher_hints())
@@ -192,7 +202,7 @@ fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, R
     tools.push((
         Tool::new(
             PIPE,
-            "Run commands in sequence, passing data forward with $prev, $first, $steps[n], $steps.<as> and $input; `when` skips steps.",
+            "Chain commands; inputs may reference $prev, $first, $steps[n], $steps.<as>, $input (e.g. $prev.id); when skips a step. options: continueOnFailure, timeoutMs.",
             object(pipe_schema()),
         )
         .with_annotations(dispatcher_hints())
