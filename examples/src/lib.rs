@@ -2,4 +2,5 @@
 //! store; the example binaries under `examples/` drive them.
 
 pub mod report;
+pub mod serve;
 pub mod todo;

@@ -18,7 +18,12 @@
 //! # }
 //! ```
 
+#[cfg(feature = "http")]
+mod http;
 mod tools;
+
+#[cfg(feature = "http")]
+pub use http::{HttpHandle, HttpOptions};
 
 use std::collections::HashMap;
 use std::fmt;

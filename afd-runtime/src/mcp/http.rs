@@ -1,0 +1,260 @@
+//! Streamable HTTP: bound to 127.0.0.1 by default, `Host` and `Origin` validated, optional
+//! bearer-token auth in front of rmcp's streamable HTTP service.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tower::Service;
+
+use super::McpServer;
+
+/// How the HTTP endpoint is served.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    addr: SocketAddr,
+    path: String,
+    allowed_origins: Vec<String>,
+    allowed_hosts: Option<Vec<String>>,
+    bearer_token: Option<String>,
+    sessions: bool,
+}
+
+impl HttpOptions {
+    /// Serve on `addr` (use `127.0.0.1:<port>` unless the server must be reachable from
+    /// other machines), at `/mcp`.
+    pub fn new(addr: SocketAddr) -> Self {
+        HttpOptions {
+            addr,
+            path: "/mcp".to_owned(),
+            allowed_origins: vec![
+                "http://localhost:*".to_owned(),
+                "http://127.0.0.1:*".to_owned(),
+            ],
+            allowed_hosts: None,
+            bearer_token: None,
+            sessions: true,
+        }
+    }
+
+    /// The endpoint path (default `/mcp`).
+    #[must_use]
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Browser origins allowed to call the server (default: localhost and 127.0.0.1 on any
+    /// port). Requests with any other `Origin` are refused with 403; requests without one
+    /// (non-browser clients) pass.
+    #[must_use]
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Hostnames accepted in the `Host` header (default: loopback names only, against DNS
+    /// rebinding). Set your public names when serving beyond this machine.
+    #[must_use]
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>` on every request.
+    #[must_use]
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// Keep sessions for clients that negotiate the 2025-11-25 protocol (default on);
+    /// 2026-07-28 requests are always stateless.
+    #[must_use]
+    pub fn sessions(mut self, on: bool) -> Self {
+        self.sessions = on;
+        self
+    }
+}
+
+/// A running HTTP endpoint.
+#[derive(Debug)]
+pub struct HttpHandle {
+    local_addr: SocketAddr,
+    path: String,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl HttpHandle {
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint URL, `http://<addr><path>`.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.local_addr, self.path)
+    }
+
+    /// Stops accepting connections and ends open sessions.
+    pub async fn shutdown(self) {
+        self.shutdown.cancel();
+        let _ = self.task.await;
+    }
+
+    /// Waits until the server stops.
+    pub async fn wait(self) {
+        let _ = self.task.await;
+    }
+}
+
+type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response
+}
+
+fn authorised(request: &Request<Incoming>, token: &str) -> bool {
+    let Some(value) = request
+        .headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let Some(given) = value.strip_prefix("Bearer ") else {
+        return false;
+    };
+    // Compare in time independent of where the first difference is.
+    given.len() == token.len()
+        && given
+            .bytes()
+            .zip(token.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+impl McpServer {
+    /// Binds the streamable HTTP endpoint and serves it on a background task.
+    ///
+    /// # Errors
+    ///
+    /// The address cannot be bound.
+    pub async fn bind_http(self, options: HttpOptions) -> std::io::Result<HttpHandle> {
+        let shutdown = CancellationToken::new();
+        let mut config = StreamableHttpServerConfig::default()
+            .with_allowed_origins(options.allowed_origins.clone())
+            .enforce_origin_validation()
+            .with_legacy_session_mode(options.sessions)
+            .with_cancellation_token(shutdown.child_token());
+        if let Some(hosts) = &options.allowed_hosts {
+            config = config.with_allowed_hosts(hosts.clone());
+        }
+        let server = self.clone();
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let listener = TcpListener::bind(options.addr).await?;
+        let local_addr = listener.local_addr()?;
+        tracing::info!(%local_addr, path = %options.path, "serving MCP over streamable HTTP");
+        let token = options.bearer_token.clone().map(Arc::<str>::from);
+        let path: Arc<str> = Arc::from(options.path.as_str());
+        let stop = shutdown.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let (stream, _) = tokio::select! {
+                    () = stop.cancelled() => break,
+                    accepted = listener.accept() => match accepted {
+                        Ok(accepted) => accepted,
+                        Err(error) => {
+                            tracing::warn!(%error, "accept failed");
+                            continue;
+                        }
+                    },
+                };
+                let service = service.clone();
+                let token = token.clone();
+                let path = path.clone();
+                let stop = stop.clone();
+                tokio::spawn(async move {
+                    let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
+                        let mut service = service.clone();
+                        let token = token.clone();
+                        let path = path.clone();
+                        async move {
+                            if request.uri().path() != &*path {
+                                return Ok::<_, Infallible>(plain(
+                                    StatusCode::NOT_FOUND,
+                                    "not found",
+                                ));
+                            }
+                            if let Some(token) = &token
+                                && !authorised(&request, token)
+                            {
+                                let mut response =
+                                    plain(StatusCode::UNAUTHORIZED, "a bearer token is required");
+                                response.headers_mut().insert(
+                                    hyper::header::WWW_AUTHENTICATE,
+                                    hyper::header::HeaderValue::from_static("Bearer"),
+                                );
+                                return Ok(response);
+                            }
+                            service.call(request).await
+                        }
+                    });
+                    let builder =
+                        hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+                    let connection =
+                        builder.serve_connection_with_upgrades(TokioIo::new(stream), handler);
+                    tokio::select! {
+                        result = connection => {
+                            if let Err(error) = result {
+                                tracing::debug!(%error, "connection ended with an error");
+                            }
+                        }
+                        () = stop.cancelled() => {}
+                    }
+                });
+            }
+        });
+        Ok(HttpHandle {
+            local_addr,
+            path: options.path,
+            shutdown,
+            task,
+        })
+    }
+
+    /// Serves streamable HTTP on `addr` (at `/mcp`, origins limited to localhost) until the
+    /// process ends.
+    ///
+    /// # Errors
+    ///
+    /// The address cannot be bound.
+    pub async fn serve_http(self, addr: SocketAddr) -> std::io::Result<()> {
+        self.bind_http(HttpOptions::new(addr)).await?.wait().await;
+        Ok(())
+    }
+}
