@@ -421,3 +421,51 @@ fn summaries_cut_at_the_first_sentence_or_120_characters() {
     assert_eq!(cut.chars().count(), 120);
     assert!(cut.ends_with('…'));
 }
+
+afd_runtime::category!("order", "Orders: place, list and cancel them.");
+afd_runtime::category!("user", "User accounts.");
+
+#[test]
+fn browsing_shows_categories_with_counts_and_descriptions() {
+    let data = server().discover(json!({})).data.unwrap();
+    let categories = data["categories"].as_array().unwrap();
+    assert_eq!(categories.len(), 5);
+    assert_eq!(
+        categories[1],
+        json!({"name": "order", "count": 3, "description": "Orders: place, list and cancel them."})
+    );
+    assert_eq!(
+        categories[0],
+        json!({"name": "config", "count": 1}),
+        "undeclared: no description"
+    );
+    let filtered = server().discover(json!({"search": "cancel"})).data.unwrap();
+    assert!(
+        filtered.get("categories").is_none(),
+        "only when browsing without a filter"
+    );
+}
+
+#[test]
+fn a_category_described_twice_differently_is_a_startup_error() {
+    static A: afd_runtime::CategoryDef = afd_runtime::CategoryDef::new("billing", "Money.");
+    static B: afd_runtime::CategoryDef = afd_runtime::CategoryDef::new("billing", "Invoices.");
+    let error = Registry::builder()
+        .category(&A)
+        .category(&B)
+        .build()
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the category 'billing' is described twice"),
+        "{error}"
+    );
+    assert!(
+        Registry::builder()
+            .category(&A)
+            .category(&A)
+            .build()
+            .is_ok()
+    );
+}

@@ -347,3 +347,63 @@ fn strategies_parse_from_text() {
     );
     let _: Value = json!(null);
 }
+
+#[tokio::test]
+async fn hybrid_adds_eager_commands_and_lazy_can_list_names() {
+    let hybrid = McpServer::builder(Registry::global())
+        .strategy(Strategy::Hybrid)
+        .eager(["todo-list"])
+        .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))
+        .build()
+        .unwrap();
+    let client = Client::connect(hybrid).await;
+    let tools = client.tools().await;
+    assert_eq!(
+        names(&tools),
+        [
+            "afd-discover",
+            "afd-detail",
+            "afd-call",
+            "afd-batch",
+            "afd-pipe",
+            "todo-list"
+        ]
+    );
+    assert_eq!(
+        tools[5].input_schema["properties"]["limit"]["maximum"], 100,
+        "an eager tool has its full schema"
+    );
+
+    let named = McpServer::builder(Registry::global())
+        .strategy(Strategy::Lazy)
+        .list_names(true)
+        .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))
+        .build()
+        .unwrap();
+    let client = Client::connect(named).await;
+    let tools = client.tools().await;
+    assert_eq!(tools.len(), 5 + 11);
+    let create = tools.iter().find(|t| t.name == "todo-create").unwrap();
+    assert_eq!(
+        create.description.as_deref(),
+        Some("Create a new todo item")
+    );
+    assert_eq!(
+        *create.input_schema,
+        serde_json::Map::from_iter([("type".to_owned(), json!("object"))])
+    );
+    let invalid = client.call("todo-create", json!({})).await;
+    assert_eq!(
+        invalid["error"]["code"], "VALIDATION_ERROR",
+        "the real schema still validates"
+    );
+
+    let unknown = McpServer::builder(Registry::global())
+        .eager(["todo-lst"])
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        "eager command 'todo-lst' is not exposed on this server"
+    );
+}

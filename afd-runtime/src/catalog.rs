@@ -102,6 +102,22 @@ pub struct DiscoverResult {
     pub available_categories: Vec<String>,
     /// Every tag of the catalog (not just of the matches).
     pub available_tags: Vec<String>,
+    /// When browsing with no filter: each category with its command count and declared
+    /// description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<CategoryInfo>>,
+}
+
+/// A category of the catalog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CategoryInfo {
+    /// Its name.
+    pub name: String,
+    /// How many exposed commands it holds.
+    pub count: usize,
+    /// What it holds, when declared with `category!`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 /// The input schema of afd-discover.
@@ -232,6 +248,7 @@ impl Dispatcher {
             .filter(|entry| matches_search(entry, &words))
             .collect();
         let total = self.exposed_count();
+        let browsing = input.category.is_none() && tags.is_empty() && words.is_empty();
         let filtered = matching.len();
         let commands: Vec<CommandSummary> = matching
             .iter()
@@ -273,6 +290,19 @@ impl Dispatcher {
                 .iter()
                 .map(|tag| (*tag).to_owned())
                 .collect(),
+            categories: browsing.then(|| {
+                self.available_categories()
+                    .iter()
+                    .map(|(name, count)| CategoryInfo {
+                        name: (*name).to_owned(),
+                        count: *count,
+                        description: self
+                            .registry()
+                            .category_description(name)
+                            .map(str::to_owned),
+                    })
+                    .collect()
+            }),
         };
         finish(serde_json::to_value(data), reasoning, started)
     }

@@ -27,7 +27,8 @@ pub use dispatch::{
 };
 pub use error::{CommandError, codes};
 pub use registry::{
-    CommandEntry, NameKind, Problem, Registry, RegistryBuilder, RegistryError, Resolved, TagMode,
+    CategoryDef, CommandEntry, NameKind, Problem, Registry, RegistryBuilder, RegistryError,
+    Resolved, TagMode,
 };
 pub use result::{CommandResult, Metadata, Severity, Warning};
 

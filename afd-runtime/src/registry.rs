@@ -31,6 +31,50 @@ impl Registration {
 
 inventory::collect!(Registration);
 
+/// A category's description, declared once with [`category!`](crate::category):
+///
+/// ```
+/// afd_runtime::category!("order", "Orders: place, list, track and cancel them.");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CategoryDef {
+    name: &'static str,
+    description: &'static str,
+}
+
+impl CategoryDef {
+    /// A category description.
+    pub const fn new(name: &'static str, description: &'static str) -> Self {
+        CategoryDef { name, description }
+    }
+
+    /// The category's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// What the category holds.
+    pub const fn description(&self) -> &'static str {
+        self.description
+    }
+}
+
+inventory::collect!(CategoryDef);
+
+/// Declares what a category holds; agents see it when they browse the catalog.
+///
+/// ```
+/// afd_runtime::category!("todo", "Todo items: create, list, complete and delete them.");
+/// ```
+#[macro_export]
+macro_rules! category {
+    ($name:literal, $description:literal $(,)?) => {
+        $crate::__private::inventory::submit! {
+            $crate::CategoryDef::new($name, $description)
+        }
+    };
+}
+
 /// How several tags combine in [`Registry::by_tags`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -163,6 +207,11 @@ pub enum Problem {
         /// Where the second holder is defined.
         second: SourceLocation,
     },
+    /// A category is described twice with different texts.
+    ConflictingCategory {
+        /// The category.
+        name: &'static str,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -176,6 +225,10 @@ impl fmt::Display for Problem {
                 f,
                 "the name '{name}' is claimed twice: by the command defined at {first} and by \
                  the one defined at {second}; rename one (`#[command(name = \"...\")]`)"
+            ),
+            Problem::ConflictingCategory { name } => write!(
+                f,
+                "the category '{name}' is described twice, differently; keep one `category!(\"{name}\", ...)`"
             ),
         }
     }
@@ -207,6 +260,7 @@ impl RegistryError {
 #[derive(Debug, Default)]
 pub struct RegistryBuilder {
     defs: Vec<&'static CommandDef>,
+    categories: Vec<&'static CategoryDef>,
 }
 
 impl RegistryBuilder {
@@ -224,9 +278,18 @@ impl RegistryBuilder {
         self
     }
 
-    /// Adds every command registered with `#[command]` in the linked crates.
+    /// Adds a category description.
     #[must_use]
-    pub fn with_inventory(self) -> Self {
+    pub fn category(mut self, category: &'static CategoryDef) -> Self {
+        self.categories.push(category);
+        self
+    }
+
+    /// Adds every command registered with `#[command]` and every category declared with
+    /// `category!` in the linked crates.
+    #[must_use]
+    pub fn with_inventory(mut self) -> Self {
+        self.categories.extend(inventory::iter::<CategoryDef>);
         self.register_all(inventory::iter::<Registration>.into_iter().map(|r| r.def))
     }
 
@@ -277,6 +340,20 @@ impl RegistryBuilder {
             }
         }
 
+        let mut descriptions: HashMap<&'static str, &'static str> = HashMap::new();
+        for category in &self.categories {
+            match descriptions.get(category.name()) {
+                Some(existing) if *existing != category.description() => {
+                    problems.push(Problem::ConflictingCategory {
+                        name: category.name(),
+                    });
+                }
+                _ => {
+                    descriptions.insert(category.name(), category.description());
+                }
+            }
+        }
+
         if !problems.is_empty() {
             return Err(RegistryError { problems });
         }
@@ -284,6 +361,7 @@ impl RegistryBuilder {
             entries: self.defs.into_iter().map(CommandEntry::new).collect(),
             names,
             categories,
+            descriptions,
             tags,
         })
     }
@@ -297,6 +375,7 @@ pub struct Registry {
     entries: Vec<CommandEntry>,
     names: HashMap<&'static str, (usize, NameKind)>,
     categories: BTreeMap<&'static str, Vec<usize>>,
+    descriptions: HashMap<&'static str, &'static str>,
     tags: BTreeMap<&'static str, Vec<usize>>,
 }
 
@@ -428,6 +507,11 @@ impl Registry {
         self.categories
             .iter()
             .map(|(name, list)| (*name, list.len()))
+    }
+
+    /// The declared description of a category.
+    pub fn category_description(&self, category: &str) -> Option<&'static str> {
+        self.descriptions.get(category).copied()
     }
 
     /// Every tag with its command count, sorted.

@@ -129,9 +129,19 @@ pub struct McpServerBuilder {
     context: CommandContext,
     page_size: usize,
     instructions: Option<String>,
+    list_names: bool,
 }
 
 impl McpServerBuilder {
+    /// In lazy and hybrid, also lists every exposed command by name and one-line summary
+    /// with a permissive schema (seed 002's approach A): the agent sees what exists without
+    /// a discover call, and loads a schema with afd-detail. Costs tokens per command.
+    #[must_use]
+    pub fn list_names(mut self, on: bool) -> Self {
+        self.list_names = on;
+        self
+    }
+
     /// The server's name, as `serverInfo.name`.
     #[must_use]
     pub fn name(mut self, name: impl Into<String>) -> Self {
@@ -216,7 +226,7 @@ impl McpServerBuilder {
                 _ => return Err(BuildError::Eager(name.clone())),
             }
         }
-        let listing = tools::listing(&dispatcher, strategy, &eager);
+        let listing = tools::listing(&dispatcher, strategy, &eager, self.list_names);
         let mut routes = HashMap::with_capacity(listing.len());
         let mut tools = Vec::with_capacity(listing.len());
         for (tool, route) in listing {
@@ -315,6 +325,7 @@ impl McpServer {
             context: CommandContext::new(),
             page_size: 100,
             instructions: None,
+            list_names: false,
         }
     }
 

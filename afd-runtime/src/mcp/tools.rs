@@ -310,8 +310,12 @@ fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
                 .iter()
                 .map(|entry| format!("{}: {}", entry.name(), summary(entry.description())))
                 .collect();
+            let about = dispatcher
+                .registry()
+                .category_description(category)
+                .map_or_else(String::new, |text| format!("{text} "));
             let description = format!(
-                "{category} commands; pick one with `action`. {}",
+                "{about}{category} commands; pick one with `action`. {}",
                 lines.join("; ")
             );
             let schema =
@@ -329,8 +333,46 @@ fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
         .collect()
 }
 
+/// Seed 002's approach A: a command listed by name and summary with a permissive schema;
+/// its real schema comes from afd-detail (and validates every call).
+fn named_tool(entry: &CommandEntry) -> Tool {
+    let def = entry.def();
+    let mut annotations = ToolAnnotations::new().read_only(!def.is_mutation());
+    if def.is_mutation() {
+        annotations = annotations.destructive(def.is_destructive());
+    }
+    Tool::new(
+        entry.name(),
+        summary(entry.description()),
+        object(json!({"type": "object"})),
+    )
+    .with_annotations(annotations)
+}
+
 /// The listing of `strategy`, in its fixed order.
 pub(crate) fn listing(
+    dispatcher: &Dispatcher,
+    strategy: Strategy,
+    eager: &[&'static str],
+    list_names: bool,
+) -> Vec<(Tool, Route)> {
+    let mut tools = strategy_listing(dispatcher, strategy, eager);
+    if list_names && matches!(strategy, Strategy::Lazy | Strategy::Hybrid) {
+        let listed: std::collections::HashSet<String> = tools
+            .iter()
+            .map(|(tool, _)| tool.name.to_string())
+            .collect();
+        tools.extend(
+            dispatcher
+                .exposed_entries()
+                .filter(|entry| !listed.contains(entry.name()))
+                .map(|entry| (named_tool(entry), Route::Command(entry.name()))),
+        );
+    }
+    tools
+}
+
+fn strategy_listing(
     dispatcher: &Dispatcher,
     strategy: Strategy,
     eager: &[&'static str],
