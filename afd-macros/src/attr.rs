@@ -224,17 +224,19 @@ fn surfaces(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::Iden
         let Some(ident) = inner.path.get_ident().cloned() else {
             return Err(inner.error("expected a surface name"));
         };
+        // Read the value first, so an unknown surface does not derail the rest.
+        let value = inner.value()?.parse::<LitBool>()?;
         if !keys::SURFACES.contains(&ident.to_string().as_str()) {
             let expected: Vec<String> = keys::SURFACES.iter().map(|k| format!("`{k}`")).collect();
-            return Err(syn::Error::new_spanned(
+            cx.error_spanned_by(
                 &ident,
                 format!(
                     "unknown surface `{ident}`; expected one of {}",
                     expected.join(", ")
                 ),
-            ));
+            );
+            return Ok(());
         }
-        let value = inner.value()?.parse::<LitBool>()?;
         if surfaces.iter().any(|(seen, _)| *seen == ident) {
             cx.error_spanned_by(&ident, format!("duplicate `{ident}`"));
         } else {

@@ -13,15 +13,25 @@ use serde_json::{Value, json};
 use crate::error::CommandError;
 use crate::result::CommandResult;
 
-/// A type a command can take as input.
+/// A type whose JSON Schema can describe a command's input.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be the input of a command",
-    label = "this input type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "add `#[derive(Deserialize, JsonSchema)]` to `{Self}` (both are in `afd_runtime::prelude`)"
+    message = "`{Self}` cannot be the input of a command: it has no JSON Schema",
+    label = "this input type must implement `schemars::JsonSchema`",
+    note = "add `#[derive(JsonSchema)]` to `{Self}` (the derive is in `afd_runtime::prelude`)"
 )]
-pub trait CommandInput: DeserializeOwned + JsonSchema {}
+pub trait CommandInputSchema: JsonSchema {}
 
-impl<T: DeserializeOwned + JsonSchema> CommandInput for T {}
+impl<T: JsonSchema> CommandInputSchema for T {}
+
+/// A type a command's JSON input can be decoded into.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the input of a command: it cannot be deserialised",
+    label = "this input type must implement `serde::Deserialize`",
+    note = "add `#[derive(Deserialize)]` to `{Self}` (the derive is in `afd_runtime::prelude`)"
+)]
+pub trait CommandInputDecode: DeserializeOwned {}
+
+impl<T: DeserializeOwned> CommandInputDecode for T {}
 
 /// A type a command can return as its data.
 #[diagnostic::on_unimplemented(
@@ -59,7 +69,7 @@ fn generate<T: JsonSchema>() -> Value {
 }
 
 /// The input schema of `T`: draft 2020-12, without `$schema` and the Rust type's title.
-pub fn input_schema<T: CommandInput>() -> Value {
+pub fn input_schema<T: CommandInputSchema>() -> Value {
     generate::<T>()
 }
 
@@ -69,7 +79,10 @@ pub fn no_input_schema() -> Value {
 }
 
 /// Decodes a command's input (see [`crate::validate::deserialize_input`]).
-pub fn deserialize_input<T: CommandInput>(command: &str, input: Value) -> Result<T, CommandError> {
+pub fn deserialize_input<T: CommandInputDecode>(
+    command: &str,
+    input: Value,
+) -> Result<T, CommandError> {
     crate::validate::deserialize_input(command, input)
 }
 

@@ -1,0 +1,7 @@
+use afd_runtime::prelude::*;
+
+/// A struct.
+#[command]
+struct Thing;
+
+fn main() {}

@@ -1,0 +1,40 @@
+//! Every `#[command]` key at once.
+
+use afd_runtime::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct OrderRef {
+    order_id: String,
+}
+
+/// Cancel a pending order. Its items go back to stock.
+#[command(
+    name = "order-cancel",
+    category = "orders",
+    tags("billing", "crud"),
+    mutation,
+    destructive,
+    idempotent,
+    confirm_prompt = "This will cancel order {orderId}. Continue?",
+    execution_time = "long-running",
+    errors("NOT_FOUND", "INVALID_STATE"),
+    handoff,
+    handoff_protocol = "websocket",
+    version = "2.0.0",
+    expose(mcp = true, cli = false, agent = true, palette = false),
+    aliases("order-void"),
+    deprecated_aliases("cancel-order"),
+    eager
+)]
+fn cancel(input: OrderRef) -> String {
+    input.order_id
+}
+
+fn main() {
+    let def = cancel::COMMAND;
+    assert_eq!(def.name(), "order-cancel");
+    assert_eq!(def.category(), "orders");
+    assert!(def.is_destructive() && def.is_idempotent() && def.is_handoff() && def.is_eager());
+    assert!(!def.expose().allows_cli() && !def.expose().allows_palette());
+}
