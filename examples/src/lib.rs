@@ -3,4 +3,5 @@
 
 pub mod report;
 pub mod serve;
+pub mod shop;
 pub mod todo;
