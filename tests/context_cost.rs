@@ -3,11 +3,8 @@
 
 use afd_examples::report::{TokenCounter, listing_cost};
 use afd_examples::todo;
+use afd_runtime::Registry;
 use afd_runtime::mcp::{McpServer, Strategy};
-use afd_runtime::{
-    CommandContext, CommandDef, CommandResult, HandlerFuture, Registry, SourceLocation,
-};
-use serde_json::{Value, json};
 
 fn server(strategy: Strategy, expose_all: bool) -> McpServer {
     McpServer::builder(Registry::global())
@@ -37,47 +34,12 @@ fn the_lazy_listing_stays_within_600_tokens_and_does_not_grow() {
     assert!(individual.tokens > small.tokens);
 }
 
-fn noop(_: Value, _: CommandContext) -> HandlerFuture {
-    Box::pin(async { CommandResult::success(Value::Null) })
-}
-
-fn object_schema() -> Value {
-    json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]})
-}
-
-/// A registry of `n` synthetic commands in `n / 16` categories, leaked for `'static`.
-fn synthetic(n: usize) -> &'static Registry {
-    let defs: Vec<&'static CommandDef> = (0..n)
-        .map(|i| {
-            let name: &'static str =
-                Box::leak(format!("area{}-action{i}", i / 16).into_boxed_str());
-            let description: &'static str = Box::leak(
-                format!("Do action {i} in area {}. It changes nothing.", i / 16).into_boxed_str(),
-            );
-            let location = SourceLocation {
-                file: "synthetic.rs",
-                line: i as u32 + 1,
-                column: 1,
-                module_path: "synthetic",
-            };
-            let def: &'static CommandDef = Box::leak(Box::new(
-                CommandDef::new(name, description, noop, object_schema, location)
-                    .with_tags(&["generated"]),
-            ));
-            def
-        })
-        .collect();
-    Box::leak(Box::new(
-        Registry::builder().register_all(defs).build().unwrap(),
-    ))
-}
-
 #[test]
 fn the_lazy_listing_is_flat_from_5_to_5000_commands() {
     let counter = TokenCounter::o200k();
     let mut costs = Vec::new();
     for n in [5, 80, 500, 5000] {
-        let server = McpServer::builder(synthetic(n))
+        let server = McpServer::builder(afd_examples::report::synthetic_registry(n))
             .strategy(Strategy::Lazy)
             .build()
             .unwrap();
@@ -90,4 +52,27 @@ fn the_lazy_listing_is_flat_from_5_to_5000_commands() {
     // From four categories on, only the numbers in afd-discover's description change.
     let spread = costs[1..].iter().max().unwrap() - costs[1..].iter().min().unwrap();
     assert!(spread <= 3, "{costs:?}");
+}
+
+#[tokio::test]
+async fn the_seeds_typical_lazy_interaction_stays_within_1200_tokens() {
+    use afd_examples::shop::{self, ShopStore};
+    let counter = TokenCounter::o200k();
+    let server = McpServer::builder(Registry::global())
+        .strategy(Strategy::Lazy)
+        .context(shop::context(ShopStore::in_memory().unwrap()))
+        .dispatch(|d| d.expose_only(shop::COMMAND_NAMES))
+        .build()
+        .unwrap();
+    let cost = afd_examples::report::typical_interaction(&server, &counter).await;
+    eprintln!("{cost:?} = {}", cost.total());
+    assert!(
+        cost.discover > 0 && cost.detail > cost.discover && cost.call > 0,
+        "{cost:?}"
+    );
+    assert!(cost.total() <= 1200, "{cost:?}");
+    assert!(
+        cost.total() + cost.arguments <= 1200,
+        "even counting the arguments: {cost:?}"
+    );
 }

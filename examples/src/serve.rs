@@ -49,30 +49,58 @@ fn server(app: &App, strategy: Strategy) -> Result<McpServer, afd_runtime::mcp::
         .build()
 }
 
-/// Prints the context-cost table of `app` for every strategy.
+/// Prints the context cost: tools and o200k tokens of `tools/list` per strategy for `app`
+/// and for generated catalogs of 5, 80, 500 and 2,000 commands, and the seed's typical
+/// lazy interaction on `app`.
 ///
 /// # Errors
 ///
 /// A server could not be built.
-pub fn print_report(app: &App) -> Result<(), Box<dyn std::error::Error>> {
+pub async fn print_report(app: &App) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let counter = TokenCounter::o200k();
-    println!(
-        "{} ({} commands): tools/list per strategy",
-        app.name,
-        app.commands.len()
-    );
-    println!(
-        "{:<12} {:>6} {:>9} {:>8}",
-        "strategy", "tools", "bytes", "tokens"
-    );
+    println!("tools/list (the tools array), o200k tokens; tools in parentheses");
+    print!("{:<22}", "catalog");
     for strategy in STRATEGIES {
-        let cost = listing_cost(&server(app, strategy)?, &counter);
+        print!("{:>16}", strategy.as_str());
+    }
+    println!();
+    let row = |label: String, servers: Vec<McpServer>| {
+        print!("{label:<22}");
+        for server in &servers {
+            let cost = listing_cost(server, &counter);
+            print!("{:>16}", format!("{} ({})", cost.tokens, cost.tools));
+        }
+        println!();
+    };
+    let own: Vec<McpServer> = STRATEGIES
+        .iter()
+        .map(|s| server(app, *s))
+        .collect::<Result<_, _>>()?;
+    row(
+        format!("{} ({} commands)", app.name, app.commands.len()),
+        own,
+    );
+    for n in [5, 80, 500, 2000] {
+        let registry = crate::report::synthetic_registry(n);
+        let servers = STRATEGIES
+            .iter()
+            .map(|s| McpServer::builder(registry).strategy(*s).build())
+            .collect::<Result<Vec<_>, _>>()?;
+        row(format!("generated {n}"), servers);
+    }
+    if app.commands.contains(&"user-create") {
+        let lazy = server(app, Strategy::Lazy)?;
+        let cost = crate::report::typical_interaction(&lazy, &counter).await;
         println!(
-            "{:<12} {:>6} {:>9} {:>8}",
-            strategy.as_str(),
-            cost.tools,
-            cost.bytes,
-            cost.tokens
+            "\ntypical lazy interaction on {} ({} commands): listing {} + discover {} + detail {} + call {} = {} tokens (the agent's arguments add {})",
+            app.name,
+            app.commands.len(),
+            cost.listing,
+            cost.discover,
+            cost.detail,
+            cost.call,
+            cost.total(),
+            cost.arguments
         );
     }
     Ok(())
@@ -88,7 +116,7 @@ pub async fn run(
     app: App,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     if args.report {
-        return print_report(&app).map_err(|e| e.to_string().into());
+        return print_report(&app).await;
     }
     let server = server(&app, args.strategy)?;
     tracing::info!(strategy = %server.strategy(), tools = server.tools().len(), "starting {}", app.name);
