@@ -407,3 +407,83 @@ async fn hybrid_adds_eager_commands_and_lazy_can_list_names() {
         "eager command 'todo-lst' is not exposed on this server"
     );
 }
+
+#[tokio::test]
+async fn bootstrap_tools_work_beside_any_strategy() {
+    for strategy in [Strategy::Lazy, Strategy::Individual] {
+        let server = McpServer::builder(Registry::global())
+            .strategy(strategy)
+            .bootstrap_tools(true)
+            .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))
+            .build()
+            .unwrap();
+        let client = Client::connect(server).await;
+        let tools = names(&client.tools().await);
+        assert!(
+            tools.ends_with(&["afd-help".into(), "afd-docs".into(), "afd-schema".into()]),
+            "{strategy}: {tools:?}"
+        );
+
+        let help = client.call("afd-help", json!({})).await;
+        let text = help["data"].as_str().unwrap();
+        assert!(text.starts_with("## todo"), "{text}");
+        assert!(
+            text.contains("- todo-delete: Delete a todo permanently (destructive)"),
+            "{text}"
+        );
+        let json_help = client.call("afd-help", json!({"format": "json"})).await;
+        assert_eq!(
+            json_help["data"]["categories"][0]["commands"]
+                .as_array()
+                .unwrap()
+                .len(),
+            11
+        );
+        let missing = client.call("afd-help", json!({"category": "nope"})).await;
+        assert_eq!(missing["error"]["code"], "NOT_FOUND");
+
+        let docs = client
+            .call("afd-docs", json!({"command": "todo-create"}))
+            .await;
+        let docs = docs["data"].as_str().unwrap();
+        assert!(
+            docs.starts_with("## todo-create\n\nCreate a new todo item."),
+            "{docs}"
+        );
+        assert!(
+            docs.contains("| `title` | `string` | yes | What to do. |"),
+            "{docs}"
+        );
+        assert!(docs.contains("| `priority` | `Priority` | no |"), "{docs}");
+
+        let schema = client
+            .call("afd-schema", json!({"command": "todo-get"}))
+            .await;
+        assert_eq!(
+            schema["data"]["todo-get"]["input"]["required"],
+            json!(["id"])
+        );
+        assert!(schema["data"]["todo-get"]["output"].is_object());
+
+        let ts = client
+            .call(
+                "afd-schema",
+                json!({"command": ["todo-create", "todo-get"], "format": "typescript"}),
+            )
+            .await;
+        let ts = ts["data"].as_str().unwrap();
+        assert!(
+            ts.contains("export type Priority = \"low\" | \"medium\" | \"high\";"),
+            "{ts}"
+        );
+        assert!(ts.contains("export type TodoCreateInput = {"), "{ts}");
+        assert!(ts.contains("  title: string;"), "{ts}");
+        assert!(ts.contains("  priority?: Priority;"), "{ts}");
+        assert!(ts.contains("export type TodoGetOutput = {"), "{ts}");
+        assert_eq!(
+            ts.matches("export type Priority =").count(),
+            1,
+            "each definition once: {ts}"
+        );
+    }
+}

@@ -3,6 +3,7 @@
 
 extern crate self as afd_runtime;
 
+pub mod bootstrap;
 pub mod catalog;
 mod command;
 mod context;
@@ -15,6 +16,7 @@ pub mod middleware;
 mod registry;
 mod result;
 pub mod similarity;
+pub mod typescript;
 pub mod validate;
 
 pub use command::{CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, SourceLocation};

@@ -34,7 +34,7 @@ inventory::collect!(Registration);
 /// A category's description, declared once with [`category!`](crate::category):
 ///
 /// ```
-/// afd_runtime::category!("order", "Orders: place, list, track and cancel them.");
+/// afd_runtime::category!("billing", "Invoices, payments and refunds.");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CategoryDef {

@@ -5,7 +5,7 @@
 //! use afd_runtime::mcp::{McpServer, Strategy};
 //! use afd_runtime::{CommandContext, Registry};
 //!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn run() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 //! McpServer::builder(Registry::global())
 //!     .name("shop")
 //!     .version("1.0.0")
@@ -40,7 +40,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use tools::Route;
-pub use tools::{BATCH, CALL, DETAIL, DISCOVER, PIPE};
+pub use tools::{BATCH, CALL, DETAIL, DISCOVER, DOCS, HELP, PIPE, SCHEMA};
 
 use crate::context::CommandContext;
 use crate::dispatch::batch::BatchRequest;
@@ -130,9 +130,17 @@ pub struct McpServerBuilder {
     page_size: usize,
     instructions: Option<String>,
     list_names: bool,
+    bootstrap: bool,
 }
 
 impl McpServerBuilder {
+    /// Adds the bootstrap tools afd-help, afd-docs and afd-schema beside any strategy.
+    #[must_use]
+    pub fn bootstrap_tools(mut self, on: bool) -> Self {
+        self.bootstrap = on;
+        self
+    }
+
     /// In lazy and hybrid, also lists every exposed command by name and one-line summary
     /// with a permissive schema (seed 002's approach A): the agent sees what exists without
     /// a discover call, and loads a schema with afd-detail. Costs tokens per command.
@@ -226,7 +234,13 @@ impl McpServerBuilder {
                 _ => return Err(BuildError::Eager(name.clone())),
             }
         }
-        let listing = tools::listing(&dispatcher, strategy, &eager, self.list_names);
+        let listing = tools::listing(
+            &dispatcher,
+            strategy,
+            &eager,
+            self.list_names,
+            self.bootstrap,
+        );
         let mut routes = HashMap::with_capacity(listing.len());
         let mut tools = Vec::with_capacity(listing.len());
         for (tool, route) in listing {
@@ -326,6 +340,7 @@ impl McpServer {
             page_size: 100,
             instructions: None,
             list_names: false,
+            bootstrap: false,
         }
     }
 
@@ -375,6 +390,9 @@ impl McpServer {
         match route {
             Some(Route::Discover) => to_tool_result(&dispatcher.discover(arguments)),
             Some(Route::Detail) => to_tool_result(&dispatcher.detail(arguments)),
+            Some(Route::Help) => to_tool_result(&dispatcher.help(arguments)),
+            Some(Route::Docs) => to_tool_result(&dispatcher.docs(arguments)),
+            Some(Route::Schema) => to_tool_result(&dispatcher.schema(arguments)),
             Some(Route::Call) => {
                 let (command, input) = match call_arguments(arguments) {
                     Ok(parts) => parts,

@@ -21,6 +21,12 @@ pub const CALL: &str = "afd-call";
 pub const BATCH: &str = "afd-batch";
 /// See [`DISCOVER`].
 pub const PIPE: &str = "afd-pipe";
+/// The opt-in bootstrap tools' names.
+pub const HELP: &str = "afd-help";
+/// See [`HELP`].
+pub const DOCS: &str = "afd-docs";
+/// See [`HELP`].
+pub const SCHEMA: &str = "afd-schema";
 
 /// How many categories afd-discover's description names before "and N more".
 const DESCRIBED_CATEGORIES: usize = 4;
@@ -37,6 +43,31 @@ pub(crate) enum Route {
     Command(&'static str),
     /// A category's tool (`grouped`): the `action` argument names the command.
     Group(&'static str),
+    Help,
+    Docs,
+    Schema,
+}
+
+/// afd-help, afd-docs and afd-schema (FR-5's bootstrap tools), read-only.
+pub(crate) fn bootstrap_tools() -> Vec<(Tool, Route)> {
+    use crate::bootstrap::{docs_schema, help_schema, schema_schema};
+    vec![
+        (
+            Tool::new(HELP, "Overview of every command, grouped by category (format: text or json).", object(lean(help_schema())))
+                .with_annotations(read_only()),
+            Route::Help,
+        ),
+        (
+            Tool::new(DOCS, "Markdown documentation of a command, a category, or everything, with parameter tables.", object(lean(docs_schema())))
+                .with_annotations(read_only()),
+            Route::Docs,
+        ),
+        (
+            Tool::new(SCHEMA, "Input and output schemas of commands (default all), as JSON Schema or TypeScript (format).", object(lean(schema_schema())))
+                .with_annotations(read_only()),
+            Route::Schema,
+        ),
+    ]
 }
 
 fn object(value: Value) -> Arc<JsonObject> {
@@ -355,8 +386,12 @@ pub(crate) fn listing(
     strategy: Strategy,
     eager: &[&'static str],
     list_names: bool,
+    bootstrap: bool,
 ) -> Vec<(Tool, Route)> {
     let mut tools = strategy_listing(dispatcher, strategy, eager);
+    if bootstrap {
+        tools.extend(bootstrap_tools());
+    }
     if list_names && matches!(strategy, Strategy::Lazy | Strategy::Hybrid) {
         let listed: std::collections::HashSet<String> = tools
             .iter()
