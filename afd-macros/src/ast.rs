@@ -19,10 +19,18 @@ pub enum Output<'a> {
     Unit,
     /// Plain data `T`.
     Plain(&'a Type),
-    /// `Result<T, E>` (any type whose last path segment is `Result`).
-    Result(&'a Type),
-    /// `CommandResult<T>`.
-    CommandResult(&'a Type),
+    /// `Result<T, E>` (any type whose last path segment is `Result`), with `T` and `E` as
+    /// written, when they are.
+    Result {
+        ty: &'a Type,
+        data: Option<&'a Type>,
+        error: Option<&'a Type>,
+    },
+    /// `CommandResult<T>`, with `T` as written.
+    CommandResult {
+        ty: &'a Type,
+        data: Option<&'a Type>,
+    },
 }
 
 /// The parsed handler.
@@ -68,6 +76,19 @@ impl<'a> Handler<'a> {
             cx.error_spanned_by(where_clause, "a command cannot have a `where` clause");
         }
 
+        // Without `self`, only a use of `Self` shows that the function sits in an `impl`.
+        if !sig
+            .inputs
+            .iter()
+            .any(|arg| matches!(arg, FnArg::Receiver(_)))
+            && let Some(self_type) = find_self_type(quote::quote!(#sig))
+        {
+            cx.error_spanned_by(
+                self_type,
+                "a command must be a free function, not an associated function: move it out of the `impl` block",
+            );
+        }
+
         let mut params = Vec::new();
         let mut input_seen = false;
         for arg in &sig.inputs {
@@ -83,19 +104,23 @@ impl<'a> Handler<'a> {
                         cx.error_spanned_by(&typed.pat, "a command parameter cannot bind by `ref`");
                     }
                     match classify_param(&typed.ty) {
-                        Some(context) => params.push(context),
-                        None if contains_impl_trait(&typed.ty) => cx.error_spanned_by(
+                        ParamKind::Context { by_ref } => params.push(Param::Context { by_ref }),
+                        ParamKind::MutContext(reference) => cx.error_spanned_by(
+                            borrow_tokens(reference),
+                            "the context cannot be borrowed mutably: take `&CommandContext` or `CommandContext`",
+                        ),
+                        ParamKind::Other if contains_impl_trait(&typed.ty) => cx.error_spanned_by(
                             &typed.ty,
                             "a command input cannot be `impl Trait`: name a concrete type",
                         ),
-                        None if input_seen => cx.error_spanned_by(
+                        ParamKind::Other if input_seen => cx.error_spanned_by(
                             typed,
                             "a command takes at most one input parameter: gather the fields into one struct",
                         ),
-                        None => {
-                            if matches!(&*typed.ty, Type::Reference(_)) {
+                        ParamKind::Other => {
+                            if let Type::Reference(reference) = &*typed.ty {
                                 cx.error_spanned_by(
-                                    &typed.ty,
+                                    borrow_tokens(reference),
                                     "a command input is taken by value: remove the `&`",
                                 );
                             }
@@ -166,15 +191,50 @@ fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     }
 }
 
-/// `&CommandContext` or `CommandContext` (by the last path segment).
-fn classify_param(ty: &Type) -> Option<Param<'_>> {
-    let (inner, by_ref) = match ty {
-        Type::Reference(reference) if reference.mutability.is_none() => (&*reference.elem, true),
-        other => (other, false),
+/// What a parameter's type says it is.
+enum ParamKind<'a> {
+    /// `&CommandContext` or `CommandContext`.
+    Context { by_ref: bool },
+    /// `&mut CommandContext`: a mistake.
+    MutContext(&'a syn::TypeReference),
+    /// Anything else: the input.
+    Other,
+}
+
+/// Recognises the context by the last path segment of the type: `CommandContext`.
+fn classify_param(ty: &Type) -> ParamKind<'_> {
+    let is_context = |ty: &Type| {
+        last_segment(ty)
+            .is_some_and(|segment| segment.ident == "CommandContext" && segment.arguments.is_none())
     };
-    let segment = last_segment(inner)?;
-    (segment.ident == "CommandContext" && segment.arguments.is_none())
-        .then_some(Param::Context { by_ref })
+    match ty {
+        Type::Reference(reference) if is_context(&reference.elem) => {
+            if reference.mutability.is_some() {
+                ParamKind::MutContext(reference)
+            } else {
+                ParamKind::Context { by_ref: true }
+            }
+        }
+        ty if is_context(ty) => ParamKind::Context { by_ref: false },
+        _ => ParamKind::Other,
+    }
+}
+
+/// `&`, `&'a` or `&mut` of a reference type, for errors about the borrow itself.
+fn borrow_tokens(reference: &syn::TypeReference) -> proc_macro2::TokenStream {
+    let and = &reference.and_token;
+    let lifetime = &reference.lifetime;
+    let mutability = &reference.mutability;
+    quote::quote!(#and #lifetime #mutability)
+}
+
+/// The first `Self` in a function signature, if any.
+fn find_self_type(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Ident> {
+    tokens.into_iter().find_map(|token| match token {
+        proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident),
+        proc_macro2::TokenTree::Group(group) => find_self_type(group.stream()),
+        _ => None,
+    })
 }
 
 fn classify_output<'a>(cx: &Ctxt, ty: &'a Type) -> Output<'a> {
@@ -194,10 +254,32 @@ fn classify_output<'a>(cx: &Ctxt, ty: &'a Type) -> Output<'a> {
         _ => {}
     }
     match last_segment(ty) {
-        Some(segment) if segment.ident == "CommandResult" => Output::CommandResult(ty),
-        Some(segment) if segment.ident == "Result" => Output::Result(ty),
+        Some(segment) if segment.ident == "CommandResult" => Output::CommandResult {
+            ty,
+            data: type_argument(segment, 0),
+        },
+        Some(segment) if segment.ident == "Result" => Output::Result {
+            ty,
+            data: type_argument(segment, 0),
+            error: type_argument(segment, 1),
+        },
         _ => Output::Plain(ty),
     }
+}
+
+/// The `index`-th type argument of a path segment: `T` in `Result<T, E>`.
+fn type_argument(segment: &syn::PathSegment, index: usize) -> Option<&Type> {
+    let syn::PathArguments::AngleBracketed(arguments) = &segment.arguments else {
+        return None;
+    };
+    arguments
+        .args
+        .iter()
+        .filter_map(|argument| match argument {
+            syn::GenericArgument::Type(ty) => Some(ty),
+            _ => None,
+        })
+        .nth(index)
 }
 
 fn contains_impl_trait(ty: &Type) -> bool {

@@ -6,6 +6,7 @@ use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
 use syn::{LitBool, LitStr, Token};
 
+use crate::case::closest;
 use crate::ctxt::Ctxt;
 
 /// The keys `#[command(...)]` accepts.
@@ -167,11 +168,19 @@ impl Attrs {
 }
 
 fn unknown_key_message(key: &str) -> String {
-    let expected: Vec<String> = keys::ALL.iter().map(|k| format!("`{k}`")).collect();
     format!(
-        "unknown `#[command]` key `{key}`; expected one of {}",
-        expected.join(", ")
+        "unknown `#[command]` key `{key}`; {}",
+        expectation(key, keys::ALL)
     )
+}
+
+/// "did you mean `category`?" when a candidate is close, else "expected one of ...".
+fn expectation(word: &str, candidates: &[&str]) -> String {
+    if let Some(candidate) = closest(word, candidates) {
+        return format!("did you mean `{candidate}`?");
+    }
+    let expected: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
+    format!("expected one of {}", expected.join(", "))
 }
 
 fn key_name(meta: &ParseNestedMeta<'_>) -> String {
@@ -198,6 +207,23 @@ fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
 
 /// `key("a", "b")`.
 fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+    if meta.input.peek(Token![=]) {
+        // `tags = "x"`: show the list form with the user's value.
+        let key = key_name(meta);
+        let eq: Token![=] = meta.input.parse()?;
+        let value: syn::Expr = meta.input.parse()?;
+        let example = match &value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => format!("{key}({})", lit.to_token_stream()),
+            _ => format!("{key}(\"...\", ...)"),
+        };
+        return Err(syn::Error::new_spanned(
+            quote::quote!(#eq #value),
+            format!("`{key}` takes a list: write `{example}`"),
+        ));
+    }
     if !meta.input.peek(syn::token::Paren) {
         return Err(meta.error(format!("expected `{0}(\"...\", ...)`", key_name(meta))));
     }
@@ -211,8 +237,21 @@ fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
 /// A bare key such as `mutation`.
 fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
     if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+        // `mutation = true` or `mutation(true)`: the error is on what follows the key.
         let key = key_name(meta);
-        return Err(meta.error(format!("`{key}` is a flag: write `{key}` alone")));
+        let message = format!("`{key}` is a flag: write `{key}` alone");
+        if meta.input.peek(Token![=]) {
+            let eq: Token![=] = meta.input.parse()?;
+            let value: syn::Expr = meta.input.parse()?;
+            return Err(syn::Error::new_spanned(quote::quote!(#eq #value), message));
+        }
+        if meta.input.peek(syn::token::Paren) {
+            let content;
+            let parens = syn::parenthesized!(content in meta.input);
+            content.parse::<TokenStream>()?;
+            return Err(syn::Error::new(parens.span.join(), message));
+        }
+        return Err(meta.error(message));
     }
     Ok(syn::spanned::Spanned::span(&meta.path))
 }
@@ -226,13 +265,13 @@ fn surfaces(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::Iden
         };
         // Read the value first, so an unknown surface does not derail the rest.
         let value = inner.value()?.parse::<LitBool>()?;
-        if !keys::SURFACES.contains(&ident.to_string().as_str()) {
-            let expected: Vec<String> = keys::SURFACES.iter().map(|k| format!("`{k}`")).collect();
+        let surface = ident.to_string();
+        if !keys::SURFACES.contains(&surface.as_str()) {
             cx.error_spanned_by(
                 &ident,
                 format!(
-                    "unknown surface `{ident}`; expected one of {}",
-                    expected.join(", ")
+                    "unknown surface `{surface}`; {}",
+                    expectation(&surface, keys::SURFACES)
                 ),
             );
             return Ok(());

@@ -49,6 +49,50 @@ pub fn is_screaming_snake(code: &str) -> bool {
         })
 }
 
+/// The candidate closest to a misspelt `word`, if one is close enough to suggest:
+/// `categroy` -> `category`, `alias` -> `aliases`, `execution` -> `execution_time`.
+pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let budget = match word.chars().count() {
+        0..=4 => 1,
+        5..=8 => 2,
+        _ => 3,
+    };
+    candidates
+        .iter()
+        .map(|candidate| (edit_distance(word, candidate), *candidate))
+        .filter(|(distance, candidate)| {
+            *distance <= budget || (word.len() >= 4 && candidate.starts_with(word))
+        })
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Edits (insertions, deletions, substitutions, swaps of neighbours) from `a` to `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +114,24 @@ mod tests {
         assert!(!is_kebab("-todo"));
         assert!(!is_kebab("todo_create"));
         assert!(!is_kebab("2fa"));
+    }
+
+    #[test]
+    fn suggests_close_keys_only() {
+        let keys = [
+            "name",
+            "category",
+            "tags",
+            "aliases",
+            "execution_time",
+            "mutation",
+        ];
+        assert_eq!(closest("categroy", &keys), Some("category"));
+        assert_eq!(closest("tag", &keys), Some("tags"));
+        assert_eq!(closest("alias", &keys), Some("aliases"));
+        assert_eq!(closest("execution", &keys), Some("execution_time"));
+        assert_eq!(closest("colour", &keys), None);
+        assert_eq!(closest("time", &keys), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ItemFn, LitStr};
+use syn::{ItemFn, LitStr, Type};
 
 use crate::ast::{Handler, Output, Param};
 use crate::attr::Attrs;
@@ -76,13 +76,17 @@ fn generate(attrs: &Attrs, handler: &Handler<'_>) -> TokenStream {
             fn __afd_output_schema() -> #rt::Option<#rt::Value> {
                 #output_schema
             }
-        }
 
-        const _: () = {
-            #rt::inventory::submit! {
-                #rt::Registration::new(#ident::COMMAND)
-            }
-        };
+            // Inside the `impl` rather than a `const _` beside it: on a function in an `impl`
+            // block, rustc then reports the two companion items it cannot hold, nothing more.
+            #[doc(hidden)]
+            #[allow(dead_code)]
+            const __AFD_REGISTRATION: () = {
+                #rt::inventory::submit! {
+                    #rt::Registration::new(#ident::COMMAND)
+                }
+            };
+        }
     }
 }
 
@@ -154,13 +158,24 @@ fn output_schema(output: &Output<'_>, rt: &TokenStream) -> TokenStream {
     let data = match output {
         Output::Unit => return quote!(#rt::Option::None),
         Output::Plain(ty) => quote!(#ty),
-        Output::Result(ty) | Output::CommandResult(ty) => quote!(<#ty as #rt::Outcome>::Data),
+        Output::Result { ty, .. } | Output::CommandResult { ty, .. } => {
+            quote!(<#ty as #rt::Outcome>::Data)
+        }
     };
     quote! {
         #[allow(unused_imports)]
         use #rt::{OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _};
         (&&#rt::OutputProbe::<#data>::new()).output_schema()()
     }
+}
+
+/// `<Result<T, E> as Outcome>::Data`, spanned on `T` as the user wrote it (else on the
+/// whole type), so a missing trait points at `T` while the type stays exact even through
+/// aliases such as `anyhow::Result<T>`.
+fn projection(ty: &Type, assoc: &str, written: Option<&Type>, rt: &TokenStream) -> TokenStream {
+    let span = written.map_or_else(|| ty.span(), Spanned::span);
+    let assoc = syn::Ident::new(assoc, span);
+    quote_spanned!(span=> <#ty as #rt::Outcome>::#assoc)
 }
 
 /// The type-erased handler: decode the input, call the function, convert its return value.
@@ -184,14 +199,25 @@ fn handler_fn(handler: &Handler<'_>, name: &str, rt: &TokenStream) -> TokenStrea
     let convert = match &handler.output {
         Output::Unit => quote!(#rt::from_output(__afd_output)),
         Output::Plain(ty) => quote_spanned!(ty.span()=> #rt::from_output::<#ty>(__afd_output)),
-        Output::Result(ty) => quote_spanned!(ty.span()=> #rt::from_result(__afd_output)),
-        Output::CommandResult(ty) => {
-            quote_spanned!(ty.span()=> #rt::from_command_result(__afd_output))
+        Output::Result { ty, data, error } => {
+            let data = projection(ty, "Data", *data, rt);
+            let error = projection(ty, "Error", *error, rt);
+            quote_spanned!(ty.span()=> #rt::from_result::<#data, #error>(__afd_output))
+        }
+        Output::CommandResult { ty, data } => {
+            let data = projection(ty, "Data", *data, rt);
+            quote_spanned!(ty.span()=> #rt::from_command_result::<#data>(__afd_output))
         }
     };
-    let fn_span = handler.item.sig.fn_token.span();
+    // A handler future that is not `Send` fails where it is boxed: point there at the
+    // user's `async` (or `fn`), not at the attribute.
+    let sig = &handler.item.sig;
+    let fn_span = sig
+        .asyncness
+        .map_or_else(|| sig.fn_token.span(), |a| a.span());
+    let rt_at_fn = quote_spanned!(fn_span=> ::afd_runtime::__private);
     let boxed = quote_spanned! {fn_span=>
-        #rt::Box::pin(async move {
+        #rt_at_fn::Box::pin(async move {
             #decode
             let __afd_output = #ident(#(#args),*) #await_;
             #convert

@@ -2,7 +2,7 @@
 //! errors, so one mistake does not cascade into "cannot find function" errors elsewhere.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 
 /// The function plus `compile_error!`s.
 pub fn expand(item: &syn::ItemFn, error: syn::Error) -> TokenStream {
@@ -10,5 +10,46 @@ pub fn expand(item: &syn::ItemFn, error: syn::Error) -> TokenStream {
     quote! {
         #errors
         #item
+    }
+}
+
+/// The item the attribute was put on, unchanged, with an error on what it is instead of a
+/// function: `struct Thing` in "`#[command]` goes on a free function, not a struct".
+pub fn not_a_function(item: TokenStream) -> TokenStream {
+    let (what, head) = match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(parsed) => describe(&parsed),
+        Err(_) => (None, item.clone()),
+    };
+    let message = match what {
+        Some(what) => format!("`#[command]` goes on a free function, not {what}"),
+        None => "`#[command]` goes on a free function".to_owned(),
+    };
+    let error = syn::Error::new_spanned(head, message).into_compile_error();
+    quote! {
+        #error
+        #item
+    }
+}
+
+/// What an item is, and the tokens that say so (`struct Thing`), for the error's span.
+fn describe(item: &syn::Item) -> (Option<&'static str>, TokenStream) {
+    fn head(keyword: impl ToTokens, name: impl ToTokens) -> TokenStream {
+        quote!(#keyword #name)
+    }
+    match item {
+        syn::Item::Struct(item) => (Some("a struct"), head(item.struct_token, &item.ident)),
+        syn::Item::Enum(item) => (Some("an enum"), head(item.enum_token, &item.ident)),
+        syn::Item::Union(item) => (Some("a union"), head(item.union_token, &item.ident)),
+        syn::Item::Trait(item) => (Some("a trait"), head(item.trait_token, &item.ident)),
+        syn::Item::Impl(item) => (
+            Some("an `impl` block"),
+            head(item.impl_token, &item.self_ty),
+        ),
+        syn::Item::Mod(item) => (Some("a module"), head(item.mod_token, &item.ident)),
+        syn::Item::Const(item) => (Some("a constant"), head(item.const_token, &item.ident)),
+        syn::Item::Static(item) => (Some("a static"), head(item.static_token, &item.ident)),
+        syn::Item::Type(item) => (Some("a type alias"), head(item.type_token, &item.ident)),
+        syn::Item::Use(item) => (Some("a `use`"), head(item.use_token, &item.tree)),
+        other => (None, other.to_token_stream()),
     }
 }

@@ -14,15 +14,11 @@ use proc_macro::TokenStream;
 /// Turns a function into a registered command: see `afd_runtime`'s documentation.
 #[proc_macro_attribute]
 pub fn command(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item2: proc_macro2::TokenStream = item.clone().into();
-    match syn::parse::<syn::ItemFn>(item) {
+    let item: proc_macro2::TokenStream = item.into();
+    match syn::parse2::<syn::ItemFn>(item.clone()) {
         Ok(function) => expand::command(args.into(), &function)
             .unwrap_or_else(|error| fallback::expand(&function, error))
             .into(),
-        Err(_) => {
-            let error = syn::Error::new_spanned(&item2, "`#[command]` goes on a free function");
-            let error = error.into_compile_error();
-            quote::quote!(#error #item2).into()
-        }
+        Err(_) => fallback::not_a_function(item).into(),
     }
 }

@@ -21,6 +21,7 @@ use crate::result::CommandResult;
 )]
 pub trait CommandInputSchema: JsonSchema {}
 
+#[diagnostic::do_not_recommend]
 impl<T: JsonSchema> CommandInputSchema for T {}
 
 /// A type a command's JSON input can be decoded into.
@@ -31,6 +32,7 @@ impl<T: JsonSchema> CommandInputSchema for T {}
 )]
 pub trait CommandInputDecode: DeserializeOwned {}
 
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned> CommandInputDecode for T {}
 
 /// A type a command can return as its data.
@@ -41,20 +43,36 @@ impl<T: DeserializeOwned> CommandInputDecode for T {}
 )]
 pub trait CommandOutput: Serialize {}
 
+#[diagnostic::do_not_recommend]
 impl<T: Serialize> CommandOutput for T {}
+
+/// A type a command's `Result<T, E>` can fail with.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the error type of a command",
+    label = "this error type must convert into `CommandError`",
+    note = "implement `From<{Self}> for CommandError`, or return `Result<T, CommandError>`"
+)]
+pub trait CommandFailure: Into<CommandError> {}
+
+#[diagnostic::do_not_recommend]
+impl<E: Into<CommandError>> CommandFailure for E {}
 
 /// Return types that wrap the command's data: `Result<T, E>` and `CommandResult<T>`.
 pub trait Outcome {
     /// The data type.
     type Data;
+    /// The error type.
+    type Error;
 }
 
 impl<T, E> Outcome for Result<T, E> {
     type Data = T;
+    type Error = E;
 }
 
 impl<T> Outcome for CommandResult<T> {
     type Data = T;
+    type Error = CommandError;
 }
 
 fn generate<T: JsonSchema>() -> Value {
@@ -103,7 +121,7 @@ pub fn from_output<T: CommandOutput>(data: T) -> CommandResult<Value> {
 }
 
 /// Wraps a `Result` return value.
-pub fn from_result<T: CommandOutput, E: Into<CommandError>>(
+pub fn from_result<T: CommandOutput, E: CommandFailure>(
     result: Result<T, E>,
 ) -> CommandResult<Value> {
     match result {

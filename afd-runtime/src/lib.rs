@@ -59,9 +59,9 @@ pub mod __private {
     pub use crate::command::{CommandDef, ExecutionTime, Expose, HandlerFuture, SourceLocation};
     pub use crate::context::CommandContext;
     pub use crate::glue::{
-        CommandInputDecode, CommandInputSchema, CommandOutput, Outcome, OutputProbe,
-        OutputSchemaFallback, OutputSchemaViaJsonSchema, deserialize_input, from_command_result,
-        from_output, from_result, input_schema, no_input_schema,
+        CommandFailure, CommandInputDecode, CommandInputSchema, CommandOutput, Outcome,
+        OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, deserialize_input,
+        from_command_result, from_output, from_result, input_schema, no_input_schema,
     };
     pub use crate::registry::Registration;
     pub use crate::result::CommandResult;

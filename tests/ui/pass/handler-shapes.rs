@@ -69,6 +69,20 @@ fn static_text() -> &'static str {
     "text"
 }
 
+/// A one-argument `Result` alias, as `anyhow::Result<T>` or `io::Result<T>` are.
+mod aliased {
+    use super::{AppError, Output};
+    use afd_runtime::prelude::*;
+
+    type Result<T> = std::result::Result<T, AppError>;
+
+    /// Through an alias.
+    #[command]
+    pub fn aliased_result() -> Result<Output> {
+        Ok(Output { name: "alias".to_owned() })
+    }
+}
+
 fn main() {
     let registry = Registry::global();
     for name in [
@@ -80,6 +94,7 @@ fn main() {
         "full-result",
         "unit",
         "static-text",
+        "aliased-result",
     ] {
         assert!(registry.get(name).is_some(), "{name}");
     }

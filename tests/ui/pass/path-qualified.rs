@@ -1,8 +1,14 @@
-//! The path-qualified attribute, for modules where `command` is taken (clap's derive
-//! also uses a `#[command(...)]` helper attribute).
+//! The path-qualified attribute, for modules where `command` means something else (clap's
+//! derive has a `#[command(...)]` helper attribute): nothing named `command` is imported
+//! from afd-runtime, and a local macro called `command` does not get in the way.
 
 use afd_runtime::CommandContext;
 use serde::Deserialize;
+
+#[allow(unused_macros)]
+macro_rules! command {
+    () => {};
+}
 
 #[derive(Deserialize, schemars::JsonSchema)]
 struct Input {
@@ -16,5 +22,7 @@ fn thing_get(input: Input, _ctx: &CommandContext) -> u32 {
 }
 
 fn main() {
-    assert_eq!(afd_runtime::Registry::global().get("thing-get").unwrap().tags(), ["read"]);
+    let registry = afd_runtime::Registry::global();
+    assert_eq!(registry.get("thing-get").unwrap().tags(), ["read"]);
+    assert_eq!(thing_get::COMMAND.name(), "thing-get");
 }

@@ -1,0 +1,14 @@
+use afd_runtime::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct Input {
+    name: String,
+}
+
+/// Does a thing.
+#[command(category)]
+fn thing(input: Input) -> String {
+    input.name
+}
+
+fn main() {}
