@@ -49,7 +49,7 @@ fn the_lazy_listing_is_flat_from_5_to_5000_commands() {
         assert!(cost.tokens <= 600, "{n} commands: {cost:?}");
         costs.push(cost.tokens);
     }
-    // From four categories on, only the numbers in afd-discover's description change.
+    // From three categories on, only the numbers in afd-discover's description change.
     let spread = costs[1..].iter().max().unwrap() - costs[1..].iter().min().unwrap();
     assert!(spread <= 3, "{costs:?}");
 }

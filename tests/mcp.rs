@@ -3,7 +3,6 @@
 //! pagination, and the todo contract replayed through the MCP surface.
 
 use afd_examples::todo::{self, TodoStore};
-use afd_runtime::Registry;
 use afd_runtime::mcp::{McpServer, Strategy};
 use afd_tests::conformance::{load_cases, run_case};
 use afd_tests::mcp::Client;
@@ -18,7 +17,7 @@ const META: [&str; 5] = [
 ];
 
 fn server(strategy: Strategy) -> McpServer {
-    McpServer::builder(Registry::global())
+    McpServer::builder(afd_examples::todo::registry())
         .name("todo")
         .version("1.0.0")
         .strategy(strategy)
@@ -282,7 +281,7 @@ async fn afd_call_behaves_the_same_in_every_strategy() {
 
 #[tokio::test]
 async fn tools_list_paginates_with_opaque_cursors() {
-    let paged = McpServer::builder(Registry::global())
+    let paged = McpServer::builder(afd_examples::todo::registry())
         .strategy(Strategy::Individual)
         .page_size(5)
         .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))
@@ -350,7 +349,7 @@ fn strategies_parse_from_text() {
 
 #[tokio::test]
 async fn hybrid_adds_eager_commands_and_lazy_can_list_names() {
-    let hybrid = McpServer::builder(Registry::global())
+    let hybrid = McpServer::builder(afd_examples::todo::registry())
         .strategy(Strategy::Hybrid)
         .eager(["todo-list"])
         .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))
@@ -374,7 +373,7 @@ async fn hybrid_adds_eager_commands_and_lazy_can_list_names() {
         "an eager tool has its full schema"
     );
 
-    let named = McpServer::builder(Registry::global())
+    let named = McpServer::builder(afd_examples::todo::registry())
         .strategy(Strategy::Lazy)
         .list_names(true)
         .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))
@@ -398,7 +397,7 @@ async fn hybrid_adds_eager_commands_and_lazy_can_list_names() {
         "the real schema still validates"
     );
 
-    let unknown = McpServer::builder(Registry::global())
+    let unknown = McpServer::builder(afd_examples::todo::registry())
         .eager(["todo-lst"])
         .build()
         .unwrap_err();
@@ -411,7 +410,7 @@ async fn hybrid_adds_eager_commands_and_lazy_can_list_names() {
 #[tokio::test]
 async fn bootstrap_tools_work_beside_any_strategy() {
     for strategy in [Strategy::Lazy, Strategy::Individual] {
-        let server = McpServer::builder(Registry::global())
+        let server = McpServer::builder(afd_examples::todo::registry())
             .strategy(strategy)
             .bootstrap_tools(true)
             .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))

@@ -200,12 +200,28 @@ fn every_shop_command_is_the_registered_one_and_well_described() {
 
 #[test]
 fn the_shop_registers_explicitly_too() {
-    let registry = Registry::builder()
+    // Without its contexts, the commands that name them are a startup error that says
+    // where each such command is defined.
+    let error = Registry::builder()
         .register_all(COMMANDS)
         .build()
+        .expect_err("the contexts are not declared");
+    let message = error.to_string();
+    assert!(
+        message.contains("the command 'order-cancel' (defined at examples/src/shop/order.rs:")
+            && message.contains("names the context 'returns', which is not declared"),
+        "{message}"
+    );
+    let registry = Registry::builder()
+        .register_all(COMMANDS)
+        .with_inventory_contexts()
+        .build()
         .expect("no clashes");
-    assert_eq!(registry.len(), COMMANDS.len());
+    // The shop's commands and the four context operations.
+    assert_eq!(registry.len(), COMMANDS.len() + 4);
+    assert_eq!(registry.contexts().len(), 6);
     assert!(registry.get("order-cancel").is_some());
+    assert!(registry.get("afd-context-enter").is_some());
 }
 
 #[test]

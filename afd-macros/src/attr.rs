@@ -27,6 +27,7 @@ pub mod keys {
     pub const ALIASES: &str = "aliases";
     pub const DEPRECATED_ALIASES: &str = "deprecated_aliases";
     pub const EAGER: &str = "eager";
+    pub const CONTEXTS: &str = "contexts";
 
     pub const ALL: &[&str] = &[
         NAME,
@@ -45,6 +46,7 @@ pub mod keys {
         ALIASES,
         DEPRECATED_ALIASES,
         EAGER,
+        CONTEXTS,
     ];
 
     /// The surfaces `expose(...)` accepts.
@@ -58,11 +60,11 @@ pub struct Attr<T> {
 }
 
 impl<T> Attr<T> {
-    fn none(key: &'static str) -> Self {
+    pub(crate) fn none(key: &'static str) -> Self {
         Attr { key, value: None }
     }
 
-    fn set(&mut self, cx: &Ctxt, tokens: impl ToTokens, value: T) {
+    pub(crate) fn set(&mut self, cx: &Ctxt, tokens: impl ToTokens, value: T) {
         let tokens = tokens.into_token_stream();
         if self.value.is_some() {
             cx.error_spanned_by(&tokens, format!("duplicate `{}`", self.key));
@@ -103,6 +105,7 @@ pub struct Attrs {
     pub aliases: Attr<Vec<LitStr>>,
     pub deprecated_aliases: Attr<Vec<LitStr>>,
     pub eager: Flag,
+    pub contexts: Attr<Vec<LitStr>>,
 }
 
 impl Attrs {
@@ -125,6 +128,7 @@ impl Attrs {
             aliases: Attr::none(keys::ALIASES),
             deprecated_aliases: Attr::none(keys::DEPRECATED_ALIASES),
             eager: Attr::none(keys::EAGER),
+            contexts: Attr::none(keys::CONTEXTS),
         };
         let parser = syn::meta::parser(|meta| {
             if let Err(error) = attrs.parse_one(cx, &meta) {
@@ -155,6 +159,7 @@ impl Attrs {
             keys::ERRORS => self.errors.set(cx, path, string_list(meta)?),
             keys::ALIASES => self.aliases.set(cx, path, string_list(meta)?),
             keys::DEPRECATED_ALIASES => self.deprecated_aliases.set(cx, path, string_list(meta)?),
+            keys::CONTEXTS => self.contexts.set(cx, path, string_list(meta)?),
             keys::MUTATION => self.mutation.set(cx, path, flag(meta)?),
             keys::DESTRUCTIVE => self.destructive.set(cx, path, flag(meta)?),
             keys::IDEMPOTENT => self.idempotent.set(cx, path, flag(meta)?),
@@ -175,7 +180,7 @@ fn unknown_key_message(key: &str) -> String {
 }
 
 /// "did you mean `category`?" when a candidate is close, else "expected one of ...".
-fn expectation(word: &str, candidates: &[&str]) -> String {
+pub(crate) fn expectation(word: &str, candidates: &[&str]) -> String {
     if let Some(candidate) = closest(word, candidates) {
         return format!("did you mean `{candidate}`?");
     }
@@ -188,7 +193,7 @@ fn key_name(meta: &ParseNestedMeta<'_>) -> String {
 }
 
 /// `key = "value"`.
-fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+pub(crate) fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(format!("expected `{0} = \"...\"`", key_name(meta))));
     }
@@ -206,7 +211,7 @@ fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
 }
 
 /// `key("a", "b")`.
-fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+pub(crate) fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
     if meta.input.peek(Token![=]) {
         // `tags = "x"`: show the list form with the user's value.
         let key = key_name(meta);
@@ -235,7 +240,7 @@ fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
 }
 
 /// A bare key such as `mutation`.
-fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
+pub(crate) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
     if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
         // `mutation = true` or `mutation(true)`: the error is on what follows the key.
         let key = key_name(meta);
@@ -287,7 +292,7 @@ fn surfaces(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::Iden
 }
 
 /// After an error, consumes the rest of the key's value so the next keys are still read.
-fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.input.parse::<Token![=]>()?;
         meta.input.parse::<syn::Expr>()?;

@@ -38,15 +38,7 @@ fn generate(attrs: &Attrs, handler: &Handler<'_>) -> TokenStream {
     let output_schema = output_schema(&handler.output, &rt);
     let handler_fn = handler_fn(handler, &name, &rt);
 
-    let span = ident.span();
-    let location = quote_spanned! {span=>
-        #rt::SourceLocation {
-            file: ::core::file!(),
-            line: ::core::line!(),
-            column: ::core::column!(),
-            module_path: ::core::module_path!(),
-        }
-    };
+    let location = source_location(ident.span(), &rt);
 
     quote! {
         #item
@@ -86,6 +78,18 @@ fn generate(attrs: &Attrs, handler: &Handler<'_>) -> TokenStream {
                     #rt::Registration::new(#ident::COMMAND)
                 }
             };
+        }
+    }
+}
+
+/// A `SourceLocation` of the token at `span`, as `file!()` and friends give it there.
+pub fn source_location(span: proc_macro2::Span, rt: &TokenStream) -> TokenStream {
+    quote_spanned! {span=>
+        #rt::SourceLocation {
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            module_path: ::core::module_path!(),
         }
     }
 }
@@ -149,6 +153,10 @@ fn builder_calls(attrs: &Attrs, rt: &TokenStream) -> TokenStream {
     }
     if attrs.eager.get().is_some() {
         calls.extend(quote!(.with_eager()));
+    }
+    if let Some(contexts) = attrs.contexts.get() {
+        let contexts = strings(contexts);
+        calls.extend(quote!(.with_contexts(#contexts)));
     }
     calls
 }

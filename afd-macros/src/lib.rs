@@ -4,6 +4,7 @@
 mod ast;
 mod attr;
 mod case;
+mod context;
 mod ctxt;
 mod expand;
 mod fallback;
@@ -21,4 +22,10 @@ pub fn command(args: TokenStream, item: TokenStream) -> TokenStream {
             .into(),
         Err(_) => fallback::not_a_function(item).into(),
     }
+}
+
+/// Declares a runtime context: see `afd_runtime::context!`.
+#[proc_macro]
+pub fn context(input: TokenStream) -> TokenStream {
+    context::context(input.into()).into()
 }

@@ -73,6 +73,27 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
             cx.error_spanned_by(tag, "a tag cannot be empty");
         }
     }
+    let contexts = attrs.contexts.get().map(Vec::as_slice).unwrap_or_default();
+    for (index, context) in contexts.iter().enumerate() {
+        let value = context.value();
+        if !is_kebab(&value) {
+            cx.error_spanned_by(
+                context,
+                format!(
+                    "context names are kebab-case: `{}`, not `{value}`",
+                    kebab_hint(&value)
+                ),
+            );
+        } else if contexts[..index].iter().any(|seen| seen.value() == value) {
+            cx.error_spanned_by(context, format!("duplicate context `{value}`"));
+        }
+    }
+    if let (Some(tokens), true) = (attrs.contexts.tokens(), contexts.is_empty()) {
+        cx.error_spanned_by(
+            tokens,
+            "`contexts()` is empty: name at least one context, or remove it to make the command universal",
+        );
+    }
     for code in attrs.errors.get().into_iter().flatten() {
         if !is_screaming_snake(&code.value()) {
             cx.error_spanned_by(code, "error codes are SCREAMING_SNAKE_CASE: `NOT_FOUND`");
@@ -116,7 +137,7 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
     }
 }
 
-fn kebab_hint(name: &str) -> String {
+pub(crate) fn kebab_hint(name: &str) -> String {
     let hint = to_kebab(name).replace(|c: char| !(c.is_ascii_alphanumeric() || c == '-'), "-");
     let mut out = String::new();
     for part in hint.split('-').filter(|part| !part.is_empty()) {

@@ -68,6 +68,10 @@ pub struct DiscoverInput {
     /// Commands to skip.
     #[serde(default)]
     pub offset: usize,
+    /// The session handle, where the transport keeps no session: its context decides
+    /// what is listed.
+    #[serde(default)]
+    pub session: Option<String>,
 }
 
 /// A one-line description of a command.
@@ -106,6 +110,22 @@ pub struct DiscoverResult {
     /// description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<CategoryInfo>>,
+    /// Where contexts are declared: the active one and the others to enter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextStatus>,
+}
+
+/// Where the session stands among the declared contexts, in afd-discover's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextStatus {
+    /// The active context (none: every command is listed, or only universal ones when the
+    /// server keeps a lobby).
+    pub active: Option<String>,
+    /// The scope in force.
+    pub scope: crate::contexts::Scope,
+    /// Every declared context; enter one with afd-context-enter.
+    pub available: Vec<String>,
 }
 
 /// A category of the catalog.
@@ -132,7 +152,8 @@ pub fn discover_schema() -> &'static Value {
                 "search": {"type": "string"},
                 "includeMutation": {"type": "boolean"},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 200},
-                "offset": {"type": "integer", "minimum": 0}
+                "offset": {"type": "integer", "minimum": 0},
+                "session": {"type": "string"}
             },
             "additionalProperties": false
         })
@@ -149,7 +170,9 @@ pub fn detail_schema() -> &'static Value {
                 "command": {"anyOf": [
                     {"type": "string", "minLength": 1},
                     {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "maxItems": MAX_DETAIL_NAMES}
-                ]}
+                ]},
+                "activate": {"type": "boolean"},
+                "session": {"type": "string"}
             },
             "required": ["command"],
             "additionalProperties": false
@@ -224,6 +247,11 @@ impl Dispatcher {
             Ok(input) => input,
             Err(error) => return CommandResult::failure(error),
         };
+        let session = match self.session_view(input.session.as_deref()) {
+            Ok(session) => session,
+            Err(error) => return CommandResult::failure(error),
+        };
+        let contexts = self.registry().contexts();
         let tags = input
             .tag
             .as_ref()
@@ -246,6 +274,7 @@ impl Dispatcher {
             })
             .filter(|entry| tags.is_empty() || has_tags(entry, &tags, input.tag_mode))
             .filter(|entry| matches_search(entry, &words))
+            .filter(|entry| contexts.is_empty() || self.allows(session.as_deref(), entry.def()))
             .collect();
         let total = self.exposed_count();
         let browsing = input.category.is_none() && tags.is_empty() && words.is_empty();
@@ -267,6 +296,19 @@ impl Dispatcher {
             format!("Returned {returned} of {filtered} matching commands ({total} total)");
         if let Some(category) = &input.category {
             reasoning.push_str(&format!(" in category '{category}'"));
+        }
+        let active = session.as_deref().and_then(|s| s.active());
+        if let Some(frame) = active {
+            reasoning.push_str(&format!(
+                " callable in context '{}' ({})",
+                frame.context, frame.scope
+            ));
+        }
+        if let (Some(query), Some(handle)) = (input.search.as_deref(), input.session.as_deref()) {
+            let found: Vec<String> = commands.iter().take(10).map(|c| c.name.clone()).collect();
+            let max = self.sessions().config().get_max_searches();
+            self.sessions()
+                .update(handle, |state| state.record_search(query, found, max));
         }
         if has_more {
             reasoning.push_str(&format!(
@@ -303,6 +345,11 @@ impl Dispatcher {
                     })
                     .collect()
             }),
+            context: (!contexts.is_empty()).then(|| ContextStatus {
+                active: active.map(|frame| frame.context.clone()),
+                scope: active.map_or_else(Default::default, |frame| frame.scope),
+                available: contexts.iter().map(|c| c.name().to_owned()).collect(),
+            }),
         };
         finish(serde_json::to_value(data), reasoning, started)
     }
@@ -315,6 +362,10 @@ impl Dispatcher {
         #[derive(Deserialize)]
         struct DetailInput {
             command: OneOrMany,
+            #[serde(default)]
+            activate: Option<bool>,
+            #[serde(default)]
+            session: Option<String>,
         }
         let input: DetailInput = match validated("afd-detail", &DETAIL_VALIDATOR, input) {
             Ok(input) => input,
@@ -326,7 +377,29 @@ impl Dispatcher {
             .iter()
             .filter(|entry| entry["found"] == true)
             .count();
-        let reasoning = format!("Resolved {found} of {} requested commands", names.len());
+        let mut reasoning = format!("Resolved {found} of {} requested commands", names.len());
+        if let Some(activate) = input.activate {
+            let session = input.session.as_deref();
+            let outcome = if activate {
+                self.activate(session, &names).map(|(activated, evicted)| {
+                    let mut text = format!(
+                        "; activated {} for this session (listed as tools from the next tools/list where the client follows list changes)",
+                        activated.len()
+                    );
+                    if !evicted.is_empty() {
+                        text.push_str(&format!(", deactivating the oldest: {}", evicted.join(", ")));
+                    }
+                    text
+                })
+            } else {
+                self.deactivate(session, Some(&names))
+                    .map(|gone| format!("; deactivated {}", gone.len()))
+            };
+            match outcome {
+                Ok(text) => reasoning.push_str(&text),
+                Err(error) => return CommandResult::failure(error),
+            }
+        }
         finish(Ok(Value::Array(entries)), reasoning, started)
     }
 

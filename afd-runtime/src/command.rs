@@ -193,6 +193,7 @@ pub struct CommandDef {
     aliases: &'static [&'static str],
     deprecated_aliases: &'static [&'static str],
     eager: bool,
+    contexts: &'static [&'static str],
     source: SourceLocation,
     handler: HandlerFn,
     input_schema: fn() -> Value,
@@ -231,11 +232,20 @@ impl CommandDef {
             aliases: &[],
             deprecated_aliases: &[],
             eager: false,
+            contexts: &[],
             source,
             handler,
             input_schema,
             output_schema: no_output_schema,
         }
+    }
+
+    /// Sets the runtime contexts the command belongs to (empty: universal, callable in
+    /// every context).
+    #[must_use]
+    pub const fn with_contexts(mut self, contexts: &'static [&'static str]) -> Self {
+        self.contexts = contexts;
+        self
     }
 
     /// Sets the category (otherwise derived from the name).
@@ -440,6 +450,16 @@ impl CommandDef {
     /// Whether the command asks to be listed eagerly.
     pub const fn is_eager(&self) -> bool {
         self.eager
+    }
+
+    /// The runtime contexts the command belongs to; empty when it is universal.
+    pub const fn contexts(&self) -> &'static [&'static str] {
+        self.contexts
+    }
+
+    /// Whether the command belongs to no context and so is callable in every one.
+    pub const fn is_universal(&self) -> bool {
+        self.contexts.is_empty()
     }
 
     /// Where the command is defined.

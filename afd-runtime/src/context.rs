@@ -36,6 +36,7 @@ pub struct CommandContext {
 struct Inner {
     state: StateMap,
     trace_id: Option<String>,
+    session: Option<Arc<str>>,
     dev_mode: bool,
     cancel: CancellationToken,
 }
@@ -66,6 +67,20 @@ impl CommandContext {
     pub fn with_trace_id(mut self, trace_id: impl Into<String>) -> Self {
         Arc::make_mut(&mut self.inner).trace_id = Some(trace_id.into());
         self
+    }
+
+    /// Sets the session the call belongs to (a handle from
+    /// [`Dispatcher::open_session`](crate::Dispatcher::open_session) or afd-context-enter):
+    /// its active context and scope decide what the call may run.
+    #[must_use]
+    pub fn with_session(mut self, session: impl Into<Arc<str>>) -> Self {
+        Arc::make_mut(&mut self.inner).session = Some(session.into());
+        self
+    }
+
+    /// The session the call belongs to, if any.
+    pub fn session(&self) -> Option<&str> {
+        self.inner.session.as_deref()
     }
 
     /// Uses `token` as the call's cancellation token.
@@ -144,6 +159,7 @@ impl fmt::Debug for CommandContext {
         f.debug_struct("CommandContext")
             .field("state_entries", &self.inner.state.len())
             .field("trace_id", &self.inner.trace_id)
+            .field("session", &self.inner.session)
             .field("dev_mode", &self.inner.dev_mode)
             .field("cancelled", &self.inner.cancel.is_cancelled())
             .finish()

@@ -22,6 +22,10 @@ pub mod codes {
     pub const CONTEXT_MISMATCH: &str = "CONTEXT_MISMATCH";
     /// The caller may not run this command (for example a mutation in a read-only scope).
     pub const FORBIDDEN: &str = "FORBIDDEN";
+    /// A context name (in afd-context-enter, or a default context) is not declared.
+    pub const CONTEXT_NOT_FOUND: &str = "CONTEXT_NOT_FOUND";
+    /// A session handle is unknown or expired.
+    pub const SESSION_NOT_FOUND: &str = "SESSION_NOT_FOUND";
     /// The command ran out of time.
     pub const TIMEOUT: &str = "TIMEOUT";
     /// The command was cancelled before it completed.

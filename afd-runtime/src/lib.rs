@@ -7,6 +7,7 @@ pub mod bootstrap;
 pub mod catalog;
 mod command;
 mod context;
+pub mod contexts;
 pub mod dispatch;
 mod error;
 mod glue;
@@ -21,6 +22,7 @@ pub mod validate;
 
 pub use command::{CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, SourceLocation};
 pub use context::CommandContext;
+pub use contexts::{ContextDef, NoContextPolicy, Scope, SessionConfig, Sessions};
 pub use dispatch::batch::{BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult};
 pub use dispatch::pipe::{PipeOptions, PipeRequest, PipeResult, PipeStep, StepResult, StepStatus};
 pub use dispatch::{
@@ -37,6 +39,9 @@ pub use result::{CommandResult, Metadata, Severity, Warning};
 /// Turns a function into a registered command. See the [crate documentation](crate) for
 /// the keys it takes.
 pub use afd_macros::command;
+/// Declares a runtime context (name, doc-comment description, parent, priority, trigger
+/// keywords, read-only flag), registered at link time like a command. See [`contexts`].
+pub use afd_macros::context;
 
 pub use schemars;
 pub use serde;
@@ -58,6 +63,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::command::{CommandDef, ExecutionTime, Expose, HandlerFuture, SourceLocation};
     pub use crate::context::CommandContext;
+    pub use crate::contexts::ContextDef;
     pub use crate::glue::{
         CommandFailure, CommandInputDecode, CommandInputSchema, CommandOutput, Outcome,
         OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, deserialize_input,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::command::{CommandDef, SourceLocation};
+use crate::contexts::{CONTEXT_OPS, ContextDef, ContextTree};
 use crate::error::{CommandError, codes};
 use crate::similarity::{did_you_mean, find_similar};
 use crate::validate::InputValidator;
@@ -212,6 +213,38 @@ pub enum Problem {
         /// The category.
         name: &'static str,
     },
+    /// A command names a context that nobody declares.
+    UndeclaredContext {
+        /// The command.
+        command: &'static str,
+        /// The context it names.
+        context: &'static str,
+        /// Where the command is defined.
+        location: SourceLocation,
+    },
+    /// A context is nested under a context that nobody declares.
+    UndeclaredParent {
+        /// The context.
+        context: &'static str,
+        /// Its parent.
+        parent: &'static str,
+        /// Where the context is declared.
+        location: SourceLocation,
+    },
+    /// Two different declarations share a context name.
+    DuplicateContext {
+        /// The name.
+        name: &'static str,
+        /// Where the first is declared.
+        first: SourceLocation,
+        /// Where the second is declared.
+        second: SourceLocation,
+    },
+    /// Contexts are nested in a loop.
+    ContextCycle {
+        /// The contexts of the loop.
+        contexts: Vec<&'static str>,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -229,6 +262,37 @@ impl fmt::Display for Problem {
             Problem::ConflictingCategory { name } => write!(
                 f,
                 "the category '{name}' is described twice, differently; keep one `category!(\"{name}\", ...)`"
+            ),
+            Problem::UndeclaredContext {
+                command,
+                context,
+                location,
+            } => write!(
+                f,
+                "the command '{command}' (defined at {location}) names the context '{context}', \
+                 which is not declared; declare it with `afd_runtime::context! {{ name = \"{context}\", ... }}`"
+            ),
+            Problem::UndeclaredParent {
+                context,
+                parent,
+                location,
+            } => write!(
+                f,
+                "the context '{context}' (declared at {location}) is nested under '{parent}', \
+                 which is not declared"
+            ),
+            Problem::DuplicateContext {
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "the context '{name}' is declared twice: at {first} and at {second}; keep one"
+            ),
+            Problem::ContextCycle { contexts } => write!(
+                f,
+                "the contexts {} are nested in a loop; a context cannot be its own ancestor",
+                contexts.join(" -> ")
             ),
         }
     }
@@ -261,6 +325,7 @@ impl RegistryError {
 pub struct RegistryBuilder {
     defs: Vec<&'static CommandDef>,
     categories: Vec<&'static CategoryDef>,
+    contexts: Vec<&'static ContextDef>,
 }
 
 impl RegistryBuilder {
@@ -285,11 +350,27 @@ impl RegistryBuilder {
         self
     }
 
-    /// Adds every command registered with `#[command]` and every category declared with
-    /// `category!` in the linked crates.
+    /// Adds a context declaration (see [`context!`](crate::context)).
+    #[must_use]
+    pub fn context(mut self, context: &'static ContextDef) -> Self {
+        self.contexts.push(context);
+        self
+    }
+
+    /// Adds every context declared with `context!` in the linked crates, for a registry
+    /// whose commands are registered explicitly.
+    #[must_use]
+    pub fn with_inventory_contexts(mut self) -> Self {
+        self.contexts.extend(inventory::iter::<ContextDef>);
+        self
+    }
+
+    /// Adds every command registered with `#[command]`, every category declared with
+    /// `category!` and every context declared with `context!` in the linked crates.
     #[must_use]
     pub fn with_inventory(mut self) -> Self {
         self.categories.extend(inventory::iter::<CategoryDef>);
+        self.contexts.extend(inventory::iter::<ContextDef>);
         self.register_all(inventory::iter::<Registration>.into_iter().map(|r| r.def))
     }
 
@@ -299,6 +380,12 @@ impl RegistryBuilder {
     ///
     /// Every name claimed by two different commands, with both source locations.
     pub fn build(mut self) -> Result<Registry, RegistryError> {
+        self.contexts
+            .sort_by_key(|c| (c.name(), c.source().file, c.source().line));
+        self.contexts.dedup_by(|a, b| a == b);
+        if !self.contexts.is_empty() {
+            self.defs.extend(CONTEXT_OPS);
+        }
         self.defs.sort_by(|a, b| {
             a.name()
                 .cmp(b.name())
@@ -354,10 +441,14 @@ impl RegistryBuilder {
             }
         }
 
+        check_contexts(&self.contexts, &self.defs, &mut problems);
+
         if !problems.is_empty() {
             return Err(RegistryError { problems });
         }
+        let contexts = ContextTree::new(self.contexts, &self.defs);
         Ok(Registry {
+            contexts,
             entries: self.defs.into_iter().map(CommandEntry::new).collect(),
             names,
             categories,
@@ -372,11 +463,75 @@ impl RegistryBuilder {
 ///
 /// Most programs use [`Registry::global`], built from every `#[command]` in the binary.
 pub struct Registry {
+    contexts: ContextTree,
     entries: Vec<CommandEntry>,
     names: HashMap<&'static str, (usize, NameKind)>,
     categories: BTreeMap<&'static str, Vec<usize>>,
     descriptions: HashMap<&'static str, &'static str>,
     tags: BTreeMap<&'static str, Vec<usize>>,
+}
+
+/// Finds every context problem: duplicate declarations, undeclared parents, loops, and
+/// commands naming undeclared contexts.
+fn check_contexts(
+    contexts: &[&'static ContextDef],
+    defs: &[&'static CommandDef],
+    problems: &mut Vec<Problem>,
+) {
+    let mut declared: HashMap<&'static str, &'static ContextDef> = HashMap::new();
+    for context in contexts {
+        match declared.get(context.name()) {
+            Some(first) => problems.push(Problem::DuplicateContext {
+                name: context.name(),
+                first: first.source(),
+                second: context.source(),
+            }),
+            None => {
+                declared.insert(context.name(), context);
+            }
+        }
+    }
+    let mut in_cycle: Vec<&'static str> = Vec::new();
+    for context in contexts {
+        if let Some(parent) = context.parent()
+            && !declared.contains_key(parent)
+        {
+            problems.push(Problem::UndeclaredParent {
+                context: context.name(),
+                parent,
+                location: context.source(),
+            });
+        }
+        // Walk up; coming back to the start is a loop (reported once).
+        let mut chain = vec![context.name()];
+        let mut next = context.parent();
+        while let Some(name) = next {
+            if name == context.name() {
+                if !in_cycle.contains(&context.name()) {
+                    in_cycle.extend(chain.iter().copied());
+                    chain.push(name);
+                    problems.push(Problem::ContextCycle { contexts: chain });
+                }
+                break;
+            }
+            if chain.contains(&name) {
+                break;
+            }
+            chain.push(name);
+            next = declared.get(name).and_then(|c| c.parent());
+        }
+    }
+    for def in defs {
+        for context in def.contexts() {
+            if !declared.contains_key(context) {
+                problems.push(Problem::UndeclaredContext {
+                    command: def.name(),
+                    context,
+                    location: def.source(),
+                });
+            }
+        }
+    }
 }
 
 static GLOBAL: LazyLock<Result<Registry, RegistryError>> =
@@ -507,6 +662,11 @@ impl Registry {
         self.categories
             .iter()
             .map(|(name, list)| (*name, list.len()))
+    }
+
+    /// The declared contexts, resolved.
+    pub fn contexts(&self) -> &ContextTree {
+        &self.contexts
     }
 
     /// The declared description of a category.

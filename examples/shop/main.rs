@@ -23,6 +23,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     };
     let app = App {
         name: "shop",
+        registry: afd_runtime::Registry::global(),
         commands: shop::COMMAND_NAMES.to_vec(),
         context: shop::context(store),
     };

@@ -2,6 +2,7 @@
 //! store; the example binaries under `examples/` drive them.
 
 pub mod report;
+pub mod review;
 pub mod serve;
 pub mod shop;
 pub mod todo;

@@ -32,6 +32,8 @@ pub struct ServeArgs {
 pub struct App {
     /// Server name.
     pub name: &'static str,
+    /// The registry the app's commands (and contexts) are in.
+    pub registry: &'static Registry,
     /// Its command names (the exposed set).
     pub commands: Vec<&'static str>,
     /// The context with the app's store.
@@ -40,7 +42,7 @@ pub struct App {
 
 fn server(app: &App, strategy: Strategy) -> Result<McpServer, afd_runtime::mcp::BuildError> {
     let names = app.commands.clone();
-    McpServer::builder(Registry::global())
+    McpServer::builder(app.registry)
         .name(app.name)
         .version(env!("CARGO_PKG_VERSION"))
         .strategy(strategy)

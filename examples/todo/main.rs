@@ -9,7 +9,6 @@
 
 use afd_examples::serve::{self, App, ServeArgs};
 use afd_examples::todo::{self, TodoStore};
-use afd_runtime::Registry;
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
@@ -49,6 +48,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 args,
                 App {
                     name: "todo",
+                    registry: todo::registry(),
                     commands,
                     context: todo::context(store),
                 },
@@ -61,7 +61,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
 /// Calls a few commands in-process and prints each `CommandResult`.
 async fn demo(store: TodoStore) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let registry = Registry::global();
+    let registry = todo::registry();
     let ctx = todo::context(store);
     println!("{} commands registered:", registry.len());
     for (category, count) in registry.categories() {

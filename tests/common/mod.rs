@@ -1,4 +1,5 @@
 //! Shared fixtures of the integration tests.
 
 pub mod conformance;
+pub mod http;
 pub mod mcp;

@@ -26,6 +26,8 @@ pub use limits::Limits;
 
 use crate::command::CommandDef;
 use crate::context::CommandContext;
+use crate::contexts::ops::{OpsBinding, is_op};
+use crate::contexts::{SessionConfig, Sessions};
 use crate::error::{CommandError, codes};
 use crate::registry::{CommandEntry, NameKind, Registry};
 use crate::result::CommandResult;
@@ -162,9 +164,26 @@ pub struct DispatcherBuilder {
     hidden: Vec<String>,
     stack: CommandService,
     limits: Limits,
+    sessions: Option<Sessions>,
 }
 
 impl DispatcherBuilder {
+    /// The sessions that hold each agent's active context (default: in memory, with
+    /// [`SessionConfig::default`]). Share one [`Sessions`] between dispatchers to share
+    /// sessions.
+    #[must_use]
+    pub fn sessions(mut self, sessions: Sessions) -> Self {
+        self.sessions = Some(sessions);
+        self
+    }
+
+    /// Session rules (idle timeout, no-context policy, bounds) for in-memory sessions.
+    #[must_use]
+    pub fn session_config(mut self, config: SessionConfig) -> Self {
+        self.sessions = Some(Sessions::new(config));
+        self
+    }
+
     /// Which surface this dispatcher serves (default: [`Surface::InProcess`]).
     #[must_use]
     pub fn surface(mut self, surface: Surface) -> Self {
@@ -263,6 +282,11 @@ impl DispatcherBuilder {
         for name in &self.hidden {
             exposed.remove(check(name)?);
         }
+        // The context operations are how an agent moves between contexts: always callable
+        // where contexts are declared.
+        if !registry.contexts().is_empty() {
+            exposed.extend(crate::contexts::CONTEXT_OPS.iter().map(|op| op.name()));
+        }
         let listing: Vec<usize> = (0..registry.len())
             .filter(|&index| exposed.contains(registry.commands()[index].name()))
             .collect();
@@ -282,6 +306,7 @@ impl DispatcherBuilder {
                 tags: tags.into_iter().collect(),
                 stack: self.stack,
                 limits: self.limits,
+                sessions: self.sessions.unwrap_or_default(),
             }),
         })
     }
@@ -298,6 +323,7 @@ struct Inner {
     tags: Vec<&'static str>,
     stack: CommandService,
     limits: Limits,
+    sessions: Sessions,
 }
 
 /// Dispatches calls to a registry's commands: the one path shared by the MCP server, the
@@ -343,6 +369,10 @@ impl Dispatcher {
         &self.inner.limits
     }
 
+    pub(crate) fn session_store(&self) -> &Sessions {
+        &self.inner.sessions
+    }
+
     /// The exposed commands, in name order.
     pub fn exposed_entries(&self) -> impl Iterator<Item = &CommandEntry> + '_ {
         let commands = self.inner.registry.commands();
@@ -383,7 +413,7 @@ impl Dispatcher {
         let inner = &*self.inner;
         call(
             &inner.registry,
-            Some(&inner.exposed),
+            Some(self),
             &inner.limits,
             &inner.stack,
             name,
@@ -404,6 +434,7 @@ impl DispatcherBuilder {
             hidden: Vec::new(),
             stack: HANDLER_STACK.clone(),
             limits: Limits::default(),
+            sessions: None,
         }
     }
 }
@@ -438,7 +469,7 @@ impl Registry {
 
 async fn call(
     registry: &Registry,
-    exposed: Option<&HashSet<&'static str>>,
+    dispatcher: Option<&Dispatcher>,
     limits: &Limits,
     stack: &CommandService,
     name: &str,
@@ -446,7 +477,7 @@ async fn call(
     ctx: CommandContext,
 ) -> CommandResult<Value> {
     let started = Instant::now();
-    let mut result = run(registry, exposed, limits, stack, name, input, ctx).await;
+    let mut result = run(registry, dispatcher, limits, stack, name, input, ctx).await;
     let metadata = result.metadata_mut();
     if metadata.execution_time_ms.is_none() {
         metadata.execution_time_ms = Some(started.elapsed().as_millis() as u64);
@@ -456,7 +487,7 @@ async fn call(
 
 async fn run(
     registry: &Registry,
-    exposed: Option<&HashSet<&'static str>>,
+    dispatcher: Option<&Dispatcher>,
     limits: &Limits,
     stack: &CommandService,
     name: &str,
@@ -468,13 +499,29 @@ async fn run(
     }
     let resolved = match registry.resolve(name) {
         Ok(resolved) => resolved,
-        Err(error) => return CommandResult::failure(error),
+        Err(mut error) => {
+            if let Some(dispatcher) = dispatcher
+                && let Some(hint) = dispatcher.context_hint(name, ctx.session())
+                && let Some(details) = error.details.as_mut().and_then(Value::as_object_mut)
+            {
+                details.insert("contextHint".into(), json!(hint));
+            }
+            return CommandResult::failure(error);
+        }
     };
     let entry = resolved.entry;
-    if let Some(exposed) = exposed
-        && !exposed.contains(entry.name())
-    {
-        return CommandResult::failure(not_exposed(entry.name(), exposed));
+    let mut ctx = ctx;
+    if let Some(dispatcher) = dispatcher {
+        let exposed = &dispatcher.inner.exposed;
+        if !exposed.contains(entry.name()) {
+            return CommandResult::failure(not_exposed(entry.name(), exposed));
+        }
+        if let Err(error) = dispatcher.check_context(ctx.session(), entry.def()) {
+            return CommandResult::failure(error);
+        }
+        if is_op(entry.def()) {
+            ctx = ctx.with_state(OpsBinding(dispatcher.clone()));
+        }
     }
     let input = if input.is_null() {
         Value::Object(Default::default())

@@ -170,8 +170,9 @@ impl McpServer {
         if let Some(hosts) = &options.allowed_hosts {
             config = config.with_allowed_hosts(hosts.clone());
         }
-        let server = self.clone();
+        let server = self.for_http();
         let service = StreamableHttpService::new(
+            // A clone per HTTP session: each has its own transport session.
             move || Ok(server.clone()),
             Arc::new(LocalSessionManager::default()),
             config,

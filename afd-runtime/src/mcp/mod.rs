@@ -28,7 +28,7 @@ pub use http::{HttpHandle, HttpOptions};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
@@ -43,12 +43,17 @@ use tools::Route;
 pub use tools::{BATCH, CALL, DETAIL, DISCOVER, DOCS, HELP, PIPE, SCHEMA};
 
 use crate::context::CommandContext;
+use crate::contexts::SessionState;
 use crate::dispatch::batch::BatchRequest;
 use crate::dispatch::pipe::PipeRequest;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
 use crate::error::{CommandError, codes};
 use crate::registry::Registry;
 use crate::result::CommandResult;
+
+/// The `_meta` key that carries a session handle on any request (for tools whose
+/// arguments cannot, such as a command's own tool).
+pub const SESSION_META: &str = "afd/session";
 
 /// The environment variable that overrides the strategy at start-up.
 pub const STRATEGY_ENV: &str = "AFD_TOOL_STRATEGY";
@@ -131,9 +136,34 @@ pub struct McpServerBuilder {
     instructions: Option<String>,
     list_names: bool,
     bootstrap: bool,
+    context_tools: bool,
+    session_tools: bool,
 }
 
 impl McpServerBuilder {
+    /// In lazy and hybrid, also lists afd-context-list, -enter, -exit and -suggest as tools
+    /// (they are always callable through afd-call, batch, pipe and by name, and afd-discover
+    /// shows them). Individual and grouped always list them. Off by default, to keep the
+    /// lazy listing at five tools.
+    #[must_use]
+    pub fn context_tools(mut self, on: bool) -> Self {
+        self.context_tools = on;
+        self
+    }
+
+    /// Lets `tools/list` follow the session, for clients on a protocol with sessions
+    /// (2025-11-25 and earlier), over stdio or a stateful HTTP session: individual and
+    /// grouped list the universal tools plus the active context's, lazy and hybrid add the
+    /// commands activated for the session (afd-detail `activate: true`), and every change
+    /// is announced with `notifications/tools/list_changed`. Off by default. Clients on the
+    /// 2026-07-28 protocol always see one fixed list, as that protocol requires; contexts
+    /// then act through afd-discover, afd-call, batch and pipe.
+    #[must_use]
+    pub fn session_tools(mut self, on: bool) -> Self {
+        self.session_tools = on;
+        self
+    }
+
     /// Adds the bootstrap tools afd-help, afd-docs and afd-schema beside any strategy.
     #[must_use]
     pub fn bootstrap_tools(mut self, on: bool) -> Self {
@@ -240,6 +270,7 @@ impl McpServerBuilder {
             &eager,
             self.list_names,
             self.bootstrap,
+            self.context_tools,
         );
         let mut routes = HashMap::with_capacity(listing.len());
         let mut tools = Vec::with_capacity(listing.len());
@@ -261,7 +292,9 @@ impl McpServerBuilder {
                 context: self.context,
                 page_size: self.page_size,
                 instructions,
+                session_tools: self.session_tools,
             }),
+            connection: Arc::new(Connection::new(Transport::Stream)),
         })
     }
 }
@@ -290,8 +323,36 @@ fn instructions(dispatcher: &Dispatcher, strategy: Strategy) -> String {
             "Each category is a tool whose `action` picks the command. afd-call runs any command by name; afd-batch runs several at once; afd-pipe chains them."
         }
     };
+    let contexts = dispatcher.registry().contexts();
+    let contexts = if contexts.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = contexts
+            .iter()
+            .map(|c| {
+                let read_only = if c.is_read_only() { ", read-only" } else { "" };
+                format!(
+                    "{} ({}{read_only})",
+                    c.name(),
+                    crate::catalog::summary(c.description())
+                )
+            })
+            .collect();
+        let start = match dispatcher.sessions().config().policy() {
+            crate::contexts::NoContextPolicy::Open => {
+                "A session starts in no context, where every command is callable"
+            }
+            crate::contexts::NoContextPolicy::Lobby => {
+                "A session starts in no context, where only universal commands are callable"
+            }
+        };
+        format!(
+            " Contexts scope what may be called: {}. {start}; afd-context-suggest finds the context for an intent, afd-context-enter enters it (scope read-only refuses changes), afd-context-exit returns. afd-discover names the active context.",
+            names.join("; ")
+        )
+    };
     format!(
-        "{} commands in {} categories: {}{more}. {how} Every result has success, data or error (with a suggestion), and reasoning.",
+        "{} commands in {} categories: {}{more}. {how}{contexts} Every result has success, data or error (with a suggestion), and reasoning.",
         dispatcher.exposed_count(),
         dispatcher.available_categories().len(),
         categories.join(", ")
@@ -308,13 +369,51 @@ struct Inner {
     context: CommandContext,
     page_size: usize,
     instructions: String,
+    session_tools: bool,
 }
 
-/// An MCP server over a command catalog. Cheap to clone; implements rmcp's
-/// [`ServerHandler`], so it serves any rmcp transport.
-#[derive(Clone)]
+/// How a connection reaches the server: a stream (stdio, a duplex pipe) is one client for
+/// its whole life; HTTP is one only within a 2025-11-25 session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transport {
+    Stream,
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Http,
+}
+
+/// What belongs to one connection: the transport's own session, created on first use.
+#[derive(Debug)]
+struct Connection {
+    transport: Transport,
+    session: OnceLock<String>,
+}
+
+impl Connection {
+    fn new(transport: Transport) -> Self {
+        Connection {
+            transport,
+            session: OnceLock::new(),
+        }
+    }
+}
+
+/// An MCP server over a command catalog; implements rmcp's [`ServerHandler`], so it serves
+/// any rmcp transport.
+///
+/// Cheap to clone. Each clone is a new connection: served, it has its own transport
+/// session (the default session of its calls), so serve a clone per client.
 pub struct McpServer {
     inner: Arc<Inner>,
+    connection: Arc<Connection>,
+}
+
+impl Clone for McpServer {
+    fn clone(&self) -> Self {
+        McpServer {
+            inner: self.inner.clone(),
+            connection: Arc::new(Connection::new(self.connection.transport)),
+        }
+    }
 }
 
 impl fmt::Debug for McpServer {
@@ -341,6 +440,8 @@ impl McpServer {
             instructions: None,
             list_names: false,
             bootstrap: false,
+            context_tools: false,
+            session_tools: false,
         }
     }
 
@@ -370,15 +471,19 @@ impl McpServer {
     ///
     /// The transport failed to start.
     pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let running = self.serve(rmcp::transport::stdio()).await?;
+        let running = self.clone().serve(rmcp::transport::stdio()).await?;
         running.waiting().await?;
         Ok(())
     }
 
     /// Runs a tool call: the same answer whatever the transport.
+    ///
+    /// The call's session is `ctx`'s, unless the meta-tools' `session` argument names one.
     pub async fn call(&self, name: &str, arguments: Value, ctx: CommandContext) -> CallToolResult {
         let inner = &*self.inner;
         let dispatcher = &inner.dispatcher;
+        let mut arguments = arguments;
+        let mut ctx = ctx;
         let route = inner.routes.get(name).cloned().or_else(|| {
             // A tools/call naming an exposed command works in every strategy.
             dispatcher
@@ -387,6 +492,22 @@ impl McpServer {
                 .filter(|e| dispatcher.is_exposed(e.name()))
                 .map(|e| Route::Command(e.name()))
         });
+        match &route {
+            // afd-discover and afd-detail read `session` from their input.
+            Some(Route::Discover | Route::Detail) => {
+                if let (Some(session), Some(map)) = (ctx.session(), arguments.as_object_mut())
+                    && !map.contains_key("session")
+                {
+                    map.insert("session".into(), json!(session));
+                }
+            }
+            Some(Route::Call | Route::Batch | Route::Pipe) => match take_session(&mut arguments) {
+                Ok(Some(session)) => ctx = ctx.with_session(session),
+                Ok(None) => {}
+                Err(error) => return to_tool_result(&CommandResult::<Value>::failure(error)),
+            },
+            _ => {}
+        }
         match route {
             Some(Route::Discover) => to_tool_result(&dispatcher.discover(arguments)),
             Some(Route::Detail) => to_tool_result(&dispatcher.detail(arguments)),
@@ -461,6 +582,22 @@ impl McpServer {
     }
 }
 
+/// Removes the `session` argument of afd-call, afd-batch and afd-pipe.
+fn take_session(arguments: &mut Value) -> Result<Option<String>, CommandError> {
+    let Some(map) = arguments.as_object_mut() else {
+        return Ok(None);
+    };
+    match map.remove("session") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(session)) if !session.is_empty() => Ok(Some(session)),
+        Some(_) => Err(CommandError::new(
+            codes::VALIDATION_ERROR,
+            "Invalid input: Field 'session' must be the handle afd-context-enter returned",
+        )
+        .with_suggestion("Pass session as a string, or leave it out.")),
+    }
+}
+
 fn call_arguments(arguments: Value) -> Result<(String, Value), CommandError> {
     let invalid = |message: &str| {
         CommandError::new(
@@ -528,9 +665,13 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = &self.inner.tools;
+        let followed = self.followed_session(&context).map(|handle| {
+            let state = self.inner.dispatcher.session(&handle);
+            self.session_tools(state.as_deref())
+        });
+        let tools = followed.as_ref().unwrap_or(&self.inner.tools);
         let offset = match request.and_then(|r| r.cursor) {
             None => 0,
             Some(cursor) => decode_cursor(&cursor, tools.len()).ok_or_else(|| {
@@ -562,11 +703,129 @@ impl ServerHandler for McpServer {
             .arguments
             .map(Value::Object)
             .unwrap_or_else(|| json!({}));
-        let ctx = self
+        let mut ctx = self
             .inner
             .context
             .clone()
             .with_cancellation(context.ct.child_token());
-        Ok(self.call(&request.name, arguments, ctx).await.into())
+        let explicit = context
+            .meta
+            .get(SESSION_META)
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(session) = explicit.or_else(|| self.transport_session(&context)) {
+            ctx = ctx.with_session(session);
+        }
+        // Where tools/list follows the transport session, announce what the call changed.
+        let followed = self.followed_session(&context);
+        let before = followed
+            .as_deref()
+            .map(|handle| self.inner.dispatcher.session(handle));
+        let result = self.call(&request.name, arguments, ctx).await;
+        if let (Some(handle), Some(before)) = (followed.as_deref(), before) {
+            let after = self.inner.dispatcher.session(handle);
+            if self.listing_changed(before.as_deref(), after.as_deref())
+                && let Err(error) = context.peer.notify_tool_list_changed().await
+            {
+                tracing::debug!(%error, "could not send notifications/tools/list_changed");
+            }
+        }
+        Ok(result.into())
     }
+}
+
+impl McpServer {
+    /// A server whose connections are HTTP ones.
+    #[cfg(feature = "http")]
+    fn for_http(&self) -> McpServer {
+        McpServer {
+            inner: self.inner.clone(),
+            connection: Arc::new(Connection::new(Transport::Http)),
+        }
+    }
+
+    /// The transport's own session, where it has one: a stream connection always, an HTTP
+    /// connection within a 2025-11-25 (or older) session. Created on first use, and made
+    /// afresh if it expired.
+    fn transport_session(&self, context: &RequestContext<RoleServer>) -> Option<String> {
+        let has_session = match self.connection.transport {
+            Transport::Stream => true,
+            Transport::Http => legacy(context),
+        };
+        if !has_session {
+            return None;
+        }
+        let sessions = self.inner.dispatcher.sessions();
+        let handle = self.connection.session.get_or_init(|| sessions.create());
+        sessions.ensure(handle);
+        Some(handle.clone())
+    }
+
+    /// The session `tools/list` follows: the transport's, when the author opted in and the
+    /// client's protocol has sessions.
+    fn followed_session(&self, context: &RequestContext<RoleServer>) -> Option<String> {
+        if !self.inner.session_tools || !legacy(context) {
+            return None;
+        }
+        self.transport_session(context)
+    }
+
+    /// The listing for a session: commands outside its context left out, and the commands
+    /// it activated added with their full schemas.
+    fn session_tools(&self, state: Option<&SessionState>) -> Vec<Tool> {
+        let inner = &*self.inner;
+        let dispatcher = &inner.dispatcher;
+        let registry = dispatcher.registry();
+        let mut tools: Vec<Tool> = inner
+            .tools
+            .iter()
+            .filter(|tool| match inner.routes.get(tool.name.as_ref()) {
+                Some(Route::Command(name)) => registry
+                    .get(name)
+                    .is_some_and(|entry| dispatcher.allows(state, entry.def())),
+                Some(Route::Group(category)) => dispatcher
+                    .exposed_entries()
+                    .any(|e| e.category() == *category && dispatcher.allows(state, e.def())),
+                _ => true,
+            })
+            .cloned()
+            .collect();
+        if matches!(inner.strategy, Strategy::Lazy | Strategy::Hybrid)
+            && let Some(state) = state
+        {
+            for name in state.activated() {
+                if tools.iter().any(|tool| tool.name == name.as_str()) {
+                    continue;
+                }
+                if let Some(entry) = registry.get(name)
+                    && dispatcher.is_exposed(entry.name())
+                    && dispatcher.allows(Some(state), entry.def())
+                {
+                    tools.push(tools::command_tool(entry));
+                }
+            }
+        }
+        tools
+    }
+
+    fn listing_changed(&self, before: Option<&SessionState>, after: Option<&SessionState>) -> bool {
+        if before == after {
+            return false;
+        }
+        let names = |tools: Vec<Tool>| -> Vec<String> {
+            tools
+                .into_iter()
+                .map(|tool| tool.name.into_owned())
+                .collect()
+        };
+        names(self.session_tools(before)) != names(self.session_tools(after))
+    }
+}
+
+/// Whether the request's protocol keeps sessions (2025-11-25 and earlier, which begin with
+/// `initialize`); 2026-07-28 is stateless.
+fn legacy(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_none_or(|version| version.has_initialize())
 }

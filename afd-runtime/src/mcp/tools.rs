@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::Strategy;
 use crate::catalog::{detail_schema, discover_schema, summary};
+use crate::contexts::ops::is_op;
 use crate::dispatch::Dispatcher;
 use crate::registry::CommandEntry;
 
@@ -29,7 +30,7 @@ pub const DOCS: &str = "afd-docs";
 pub const SCHEMA: &str = "afd-schema";
 
 /// How many categories afd-discover's description names before "and N more".
-const DESCRIBED_CATEGORIES: usize = 4;
+const DESCRIBED_CATEGORIES: usize = 3;
 
 /// What a listed tool does when called.
 #[derive(Debug, Clone)]
@@ -99,13 +100,13 @@ fn dispatcher_hints() -> ToolAnnotations {
 fn advertised(key: &str, value: &Value) -> bool {
     match key {
         "additionalProperties" | "minLength" | "minItems" => false,
-        "minimum" => *value != json!(0),
+        "minimum" => !matches!(value.as_u64(), Some(0 | 1)),
         _ => true,
     }
 }
 
 /// The schema as advertised: without `additionalProperties` and trivial lower bounds
-/// (`minLength`, `minItems`, `minimum: 0`) that only cost tokens (the validator still enforces the strict schema).
+/// (`minLength`, `minItems`, `minimum` 0 or 1) that only cost tokens (the validator still enforces the strict schema).
 fn lean(schema: &Value) -> Value {
     match schema {
         Value::Object(map) => Value::Object(
@@ -122,7 +123,7 @@ fn lean(schema: &Value) -> Value {
 fn call_schema() -> Value {
     json!({
         "type": "object",
-        "properties": {"command": {"type": "string"}, "input": {"type": "object"}},
+        "properties": {"command": {"type": "string"}, "input": {"type": "object"}, "session": {"type": "string"}},
         "required": ["command"]
     })
 }
@@ -136,7 +137,8 @@ fn batch_schema() -> Value {
                 "properties": {"command": {"type": "string"}, "input": {"type": "object"}, "id": {"type": "string"}},
                 "required": ["command"]
             }},
-            "options": {"type": "object"}
+            "options": {"type": "object"},
+            "session": {"type": "string"}
         },
         "required": ["commands"]
     })
@@ -157,7 +159,8 @@ fn pipe_schema() -> Value {
                 "required": ["command"]
             }},
             "input": {"type": "object"},
-            "options": {"type": "object"}
+            "options": {"type": "object"},
+            "session": {"type": "string"}
         },
         "required": ["steps"]
     })
@@ -180,7 +183,7 @@ pub(crate) fn discover_description(dispatcher: &Dispatcher) -> String {
         String::new()
     };
     format!(
-        "Search the {} commands ({}{more}) by words, category or tag. Then afd-detail for input schemas, afd-call to run.",
+        "Search the {} commands ({}{more}) by words, category or tag; afd-detail gives schemas.",
         dispatcher.exposed_count(),
         named.join(", ")
     )
@@ -213,7 +216,7 @@ fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, R
     tools.push((
         Tool::new(
             CALL,
-            "Run a command by name with its input (validated against its schema).",
+            "Run a command by name with its input.",
             object(call_schema()),
         )
         .with_annotations(dispatcher_hints())
@@ -233,7 +236,7 @@ fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, R
     tools.push((
         Tool::new(
             PIPE,
-            "Chain commands; inputs may reference $prev, $first, $steps[n], $steps.<as>, $input (e.g. $prev.id); when skips a step. options: continueOnFailure, timeoutMs.",
+            "Chain commands; an input may reference $prev.id, $steps.<as>.<field>, $input; when skips a step. options: continueOnFailure, timeoutMs.",
             object(pipe_schema()),
         )
         .with_annotations(dispatcher_hints())
@@ -294,7 +297,7 @@ fn input_schema_for(entry: &CommandEntry) -> Value {
     }
 }
 
-fn command_tool(entry: &CommandEntry) -> Tool {
+pub(crate) fn command_tool(entry: &CommandEntry) -> Tool {
     let mut tool = Tool::new(
         entry.name(),
         entry.description(),
@@ -315,10 +318,16 @@ fn command_tool(entry: &CommandEntry) -> Tool {
 
 fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
     let mut groups: BTreeMap<&'static str, Vec<&CommandEntry>> = BTreeMap::new();
+    let mut ops = Vec::new();
     for entry in dispatcher.exposed_entries() {
-        groups.entry(entry.category()).or_default().push(entry);
+        if is_op(entry.def()) {
+            // The context operations are the lobby: tools of their own, not a group.
+            ops.push((command_tool(entry), Route::Command(entry.name())));
+        } else {
+            groups.entry(entry.category()).or_default().push(entry);
+        }
     }
-    groups
+    let mut tools: Vec<(Tool, Route)> = groups
         .into_iter()
         .map(|(category, entries)| {
             let actions: Vec<&str> = entries.iter().map(|entry| entry.name()).collect();
@@ -361,7 +370,9 @@ fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
                 Route::Group(category),
             )
         })
-        .collect()
+        .collect();
+    tools.extend(ops);
+    tools
 }
 
 /// Seed 002's approach A: a command listed by name and summary with a permissive schema;
@@ -387,8 +398,17 @@ pub(crate) fn listing(
     eager: &[&'static str],
     list_names: bool,
     bootstrap: bool,
+    context_tools: bool,
 ) -> Vec<(Tool, Route)> {
     let mut tools = strategy_listing(dispatcher, strategy, eager);
+    if context_tools && matches!(strategy, Strategy::Lazy | Strategy::Hybrid) {
+        tools.extend(
+            dispatcher
+                .exposed_entries()
+                .filter(|entry| is_op(entry.def()))
+                .map(|entry| (command_tool(entry), Route::Command(entry.name()))),
+        );
+    }
     if bootstrap {
         tools.extend(bootstrap_tools());
     }

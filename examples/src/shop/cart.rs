@@ -118,7 +118,7 @@ pub struct CartRef {
 }
 
 /// Get a user's cart with line totals, stock and subtotal.
-#[command(tags("read"), errors("NOT_FOUND"))]
+#[command(contexts("storefront"), tags("read"), errors("NOT_FOUND"))]
 pub fn cart_get(input: CartRef, ctx: &CommandContext) -> Result<Cart, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     user::require_user(&conn, input.user_id)?;
@@ -147,6 +147,7 @@ pub struct AddItem {
 
 /// Add a product to a user's cart. Units add to any already there.
 #[command(
+    contexts("storefront"),
     tags("mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE", "QUANTITY_LIMIT")
@@ -197,6 +198,7 @@ pub struct UpdateItem {
 
 /// Set how many units of a product a user's cart holds.
 #[command(
+    contexts("storefront"),
     tags("mutation"),
     mutation,
     idempotent,
@@ -229,7 +231,12 @@ pub struct ItemRef {
 }
 
 /// Take a product out of a user's cart.
-#[command(tags("mutation"), mutation, errors("NOT_FOUND"))]
+#[command(
+    contexts("storefront"),
+    tags("mutation"),
+    mutation,
+    errors("NOT_FOUND")
+)]
 pub fn cart_remove_item(input: ItemRef, ctx: &CommandContext) -> Result<Cart, CommandError> {
     ctx.state::<ShopStore>()?.transaction(|conn| {
         user::require_user(conn, input.user_id)?;
@@ -255,6 +262,7 @@ pub struct Emptied {
 
 /// Empty a user's cart.
 #[command(
+    contexts("storefront"),
     tags("mutation", "destructive"),
     mutation,
     destructive,
@@ -291,6 +299,7 @@ pub struct Checkout {
 
 /// Turn a user's cart into a pending order and empty the cart.
 #[command(
+    contexts("storefront"),
     tags("mutation"),
     mutation,
     errors(

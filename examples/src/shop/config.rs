@@ -80,7 +80,11 @@ pub struct ConfigKey {
 }
 
 /// Get one configuration value with its default.
-#[command(tags("config", "read"), errors("NOT_FOUND"))]
+#[command(
+    contexts("back-office", "audit"),
+    tags("config", "read"),
+    errors("NOT_FOUND")
+)]
 pub fn config_get(input: ConfigKey, ctx: &CommandContext) -> Result<ConfigEntry, CommandError> {
     require_entry(&ctx.state::<ShopStore>()?.conn(), &input.key)
 }
@@ -104,7 +108,7 @@ pub struct ConfigList {
 }
 
 /// List configuration values. Filter by key prefix, or to values changed from default.
-#[command(tags("config", "read"))]
+#[command(contexts("back-office", "audit"), tags("config", "read"))]
 pub fn config_list(input: ListConfig, ctx: &CommandContext) -> Result<ConfigList, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let entries = every_entry(&conn)?
@@ -178,6 +182,7 @@ fn article(kind: &str) -> &'static str {
 
 /// Set a configuration value. It must have the same JSON type as the default.
 #[command(
+    contexts("back-office"),
     tags("config", "mutation"),
     mutation,
     idempotent,
@@ -192,7 +197,13 @@ pub fn config_set(input: SetConfig, ctx: &CommandContext) -> Result<ConfigEntry,
 }
 
 /// Put one configuration value back to its default.
-#[command(tags("config", "mutation"), mutation, idempotent, errors("NOT_FOUND"))]
+#[command(
+    contexts("back-office"),
+    tags("config", "mutation"),
+    mutation,
+    idempotent,
+    errors("NOT_FOUND")
+)]
 pub fn config_restore(input: ConfigKey, ctx: &CommandContext) -> Result<ConfigEntry, CommandError> {
     ctx.state::<ShopStore>()?.transaction(|conn| {
         let entry = require_entry(conn, &input.key)?;
@@ -215,6 +226,7 @@ pub struct ConfigReset {
 
 /// Reset server configuration. Every value goes back to its default.
 #[command(
+    contexts("back-office"),
     tags("config", "admin", "mutation", "destructive"),
     mutation,
     idempotent,

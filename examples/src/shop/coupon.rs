@@ -167,6 +167,7 @@ fn check_percent(kind: CouponKind, value: i64) -> Result<(), CommandError> {
 
 /// Create a discount coupon.
 #[command(
+    contexts("storefront"),
     tags("crud", "billing", "mutation"),
     mutation,
     errors("CONFLICT", "VALIDATION_ERROR")
@@ -209,7 +210,11 @@ pub struct CouponCode {
 }
 
 /// Get a coupon by code.
-#[command(tags("crud", "billing", "read"), errors("NOT_FOUND"))]
+#[command(
+    contexts("storefront"),
+    tags("crud", "billing", "read"),
+    errors("NOT_FOUND")
+)]
 pub fn coupon_get(input: CouponCode, ctx: &CommandContext) -> Result<Coupon, CommandError> {
     require_coupon(&ctx.state::<ShopStore>()?.conn(), &input.code)
 }
@@ -225,7 +230,7 @@ pub struct ListCoupons {
 }
 
 /// List coupons, optionally only those usable today.
-#[command(tags("crud", "billing", "read"))]
+#[command(contexts("storefront"), tags("crud", "billing", "read"))]
 pub fn coupon_list(input: ListCoupons, ctx: &CommandContext) -> Result<Page<Coupon>, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let inner = format!("SELECT * FROM ({COUPON_SELECT}) WHERE (?1 IS NULL OR usable = ?1)");
@@ -263,6 +268,7 @@ pub struct UpdateCoupon {
 
 /// Change a coupon's usage cap, expiry or minimum subtotal.
 #[command(
+    contexts("storefront"),
     tags("crud", "billing", "mutation"),
     mutation,
     idempotent,
@@ -321,7 +327,7 @@ pub struct CouponCheck {
 }
 
 /// Check a coupon against a subtotal without using it. Returns whether it applies and its discount.
-#[command(tags("billing", "read"))]
+#[command(contexts("storefront"), tags("billing", "read"))]
 pub fn coupon_validate(
     input: ValidateCoupon,
     ctx: &CommandContext,
@@ -344,7 +350,13 @@ pub fn coupon_validate(
 }
 
 /// Switch a coupon off so it can no longer be used. Past orders keep their discount.
-#[command(tags("billing", "mutation"), mutation, idempotent, errors("NOT_FOUND"))]
+#[command(
+    contexts("storefront"),
+    tags("billing", "mutation"),
+    mutation,
+    idempotent,
+    errors("NOT_FOUND")
+)]
 pub fn coupon_deactivate(input: CouponCode, ctx: &CommandContext) -> Result<Coupon, CommandError> {
     ctx.state::<ShopStore>()?.transaction(|conn| {
         let coupon = require_coupon(conn, &input.code)?;
@@ -368,6 +380,7 @@ pub struct CouponDeleted {
 
 /// Delete a coupon that was never used. Used coupons can only be switched off.
 #[command(
+    contexts("storefront"),
     tags("crud", "billing", "mutation", "destructive"),
     mutation,
     destructive,

@@ -91,7 +91,11 @@ pub struct ProductRef {
 }
 
 /// Get the stock of one product: on hand, reserved, available.
-#[command(tags("inventory", "read"), errors("NOT_FOUND"))]
+#[command(
+    contexts("fulfilment", "audit"),
+    tags("inventory", "read"),
+    errors("NOT_FOUND")
+)]
 pub fn inventory_get(input: ProductRef, ctx: &CommandContext) -> Result<StockLevel, CommandError> {
     require_stock(&ctx.state::<ShopStore>()?.conn(), input.product_id)
 }
@@ -111,7 +115,7 @@ pub struct ListStock {
 }
 
 /// List stock levels, the scarcest first. Optionally only products that need restocking.
-#[command(tags("inventory", "read"))]
+#[command(contexts("fulfilment", "audit"), tags("inventory", "read"))]
 pub fn inventory_list(
     input: ListStock,
     ctx: &CommandContext,
@@ -172,6 +176,7 @@ pub struct AdjustStock {
 
 /// Correct on-hand stock up or down, recording why. Reserved units cannot be taken away.
 #[command(
+    contexts("fulfilment"),
     tags("inventory", "mutation"),
     mutation,
     errors("NOT_FOUND", "INSUFFICIENT_STOCK", "VALIDATION_ERROR")
@@ -224,7 +229,12 @@ pub struct Restock {
 }
 
 /// Add received units to a product's stock.
-#[command(tags("inventory", "mutation"), mutation, errors("NOT_FOUND"))]
+#[command(
+    contexts("fulfilment"),
+    tags("inventory", "mutation"),
+    mutation,
+    errors("NOT_FOUND")
+)]
 pub fn inventory_restock(input: Restock, ctx: &CommandContext) -> Result<StockLevel, CommandError> {
     ctx.state::<ShopStore>()?.transaction(|conn| {
         require_stock(conn, input.product_id)?;
@@ -253,6 +263,7 @@ pub struct SetReorderLevel {
 
 /// Set a product's reorder level. At or below it, stock counts as low.
 #[command(
+    contexts("fulfilment"),
     tags("inventory", "mutation"),
     mutation,
     idempotent,
@@ -307,7 +318,7 @@ pub struct ListMovements {
 }
 
 /// List stock movements: restocks, shipments, returns and corrections.
-#[command(tags("inventory", "read"))]
+#[command(contexts("fulfilment", "audit"), tags("inventory", "read"))]
 pub fn inventory_movement_list(
     input: ListMovements,
     ctx: &CommandContext,

@@ -90,7 +90,11 @@ pub struct OrderRef {
 }
 
 /// Get the invoice of an order. Lines, totals, amount paid and balance due, with seller and customer.
-#[command(tags("billing", "read"), errors("NOT_FOUND"))]
+#[command(
+    contexts("billing", "audit"),
+    tags("billing", "read"),
+    errors("NOT_FOUND")
+)]
 pub fn invoice_get(input: OrderRef, ctx: &CommandContext) -> Result<Invoice, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let order = require_order(&conn, &input.order_id)?;
@@ -173,7 +177,7 @@ pub struct ListInvoices {
 }
 
 /// List invoices by customer or state, newest first. Status open finds unpaid ones.
-#[command(tags("billing", "read"))]
+#[command(contexts("billing", "audit"), tags("billing", "read"))]
 pub fn invoice_list(
     input: ListInvoices,
     ctx: &CommandContext,

@@ -10,6 +10,7 @@ mod store;
 
 pub mod cart;
 pub mod config;
+pub mod contexts;
 pub mod coupon;
 pub mod inventory;
 pub mod invoice;

@@ -152,6 +152,7 @@ pub struct AuthorizePayment {
 
 /// Authorize a payment for a pending order. The funds are held until captured or voided.
 #[command(
+    contexts("billing"),
     tags("billing", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE", "AMOUNT_EXCEEDS_BALANCE")
@@ -211,6 +212,7 @@ pub struct Captured {
 
 /// Capture an authorized payment. The order becomes paid once its total is captured.
 #[command(
+    contexts("billing"),
     tags("billing", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE")
@@ -245,6 +247,7 @@ pub fn payment_capture(input: PaymentId, ctx: &CommandContext) -> Result<Capture
 
 /// Void an authorized payment, releasing the held funds. A voided payment cannot be captured.
 #[command(
+    contexts("billing", "returns"),
     tags("billing", "mutation", "destructive"),
     mutation,
     destructive,
@@ -305,6 +308,7 @@ pub struct Refunded {
 /// Refund a captured payment in full or in part. A fully refunded order is closed and its
 /// unshipped stock released.
 #[command(
+    contexts("billing", "returns"),
     tags("billing", "mutation", "destructive"),
     mutation,
     destructive,
@@ -395,7 +399,11 @@ pub struct PaymentDetail {
 }
 
 /// Get a payment and its refunds.
-#[command(tags("billing", "read"), errors("NOT_FOUND"))]
+#[command(
+    contexts("billing", "audit"),
+    tags("billing", "read"),
+    errors("NOT_FOUND")
+)]
 pub fn payment_get(input: PaymentId, ctx: &CommandContext) -> Result<PaymentDetail, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let payment = require_payment(&conn, &input.payment_id)?;
@@ -424,7 +432,7 @@ pub struct ListPayments {
 }
 
 /// List payments by order, status or method, newest first.
-#[command(tags("billing", "read"))]
+#[command(contexts("billing", "audit"), tags("billing", "read"))]
 pub fn payment_list(
     input: ListPayments,
     ctx: &CommandContext,
@@ -469,7 +477,7 @@ pub struct ListRefunds {
 }
 
 /// List refunds by payment or order, newest first.
-#[command(tags("billing", "read"))]
+#[command(contexts("billing", "audit"), tags("billing", "read"))]
 pub fn payment_refund_list(
     input: ListRefunds,
     ctx: &CommandContext,

@@ -95,7 +95,12 @@ pub struct CreateProduct {
 }
 
 /// Create a product, with its stock record.
-#[command(tags("crud", "catalog", "mutation"), mutation, errors("CONFLICT"))]
+#[command(
+    contexts("storefront"),
+    tags("crud", "catalog", "mutation"),
+    mutation,
+    errors("CONFLICT")
+)]
 pub fn product_create(input: CreateProduct, ctx: &CommandContext) -> Result<Product, CommandError> {
     ctx.state::<ShopStore>()?.transaction(|conn| {
         let existing: Option<i64> = one(
@@ -302,6 +307,7 @@ pub struct UpdateProduct {
 /// Update a product's name, description, category or weight. Prices change with
 /// product-set-price.
 #[command(
+    contexts("storefront"),
     tags("crud", "catalog", "mutation"),
     mutation,
     idempotent,
@@ -363,6 +369,7 @@ pub struct PriceChanged {
 
 /// Set a product's price. Orders already placed keep their price.
 #[command(
+    contexts("storefront"),
     tags("catalog", "billing", "mutation"),
     mutation,
     idempotent,
@@ -405,6 +412,7 @@ pub struct Archived {
 
 /// Archive a product: it leaves sale and every cart. Undo with product-restore.
 #[command(
+    contexts("storefront"),
     tags("catalog", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE")
@@ -436,6 +444,7 @@ pub fn product_archive(input: ProductId, ctx: &CommandContext) -> Result<Archive
 
 /// Put an archived product back on sale.
 #[command(
+    contexts("storefront"),
     tags("catalog", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE")
@@ -472,6 +481,7 @@ pub struct ProductDeleted {
 
 /// Delete a product that was never ordered. Its stock, reviews and cart entries go with it.
 #[command(
+    contexts("storefront"),
     tags("crud", "catalog", "mutation", "destructive"),
     mutation,
     destructive,

@@ -40,7 +40,11 @@ pub struct SalesSummary {
 }
 
 /// Summarise sales in a date range. Orders, units, gross, discounts, tax, refunds and net.
-#[command(tags("report", "billing", "read"), execution_time = "fast")]
+#[command(
+    contexts("back-office", "audit"),
+    tags("report", "billing", "read"),
+    execution_time = "fast"
+)]
 pub fn report_sales_summary(
     input: DateRange,
     ctx: &CommandContext,
@@ -98,7 +102,11 @@ pub struct RevenueByDay {
 }
 
 /// Revenue per day in a date range, oldest first.
-#[command(tags("report", "billing", "read"), execution_time = "fast")]
+#[command(
+    contexts("back-office", "audit"),
+    tags("report", "billing", "read"),
+    execution_time = "fast"
+)]
 pub fn report_revenue_by_day(
     input: DateRange,
     ctx: &CommandContext,
@@ -170,7 +178,11 @@ pub struct TopProductList {
 }
 
 /// Rank the best-selling products by revenue or units.
-#[command(tags("report", "read"), execution_time = "fast")]
+#[command(
+    contexts("back-office", "audit"),
+    tags("report", "read"),
+    execution_time = "fast"
+)]
 pub fn report_top_products(
     input: TopProducts,
     ctx: &CommandContext,
@@ -236,7 +248,11 @@ pub struct TopCustomerList {
 }
 
 /// Rank customers by lifetime value: charged minus refunded.
-#[command(tags("report", "billing", "read"), execution_time = "fast")]
+#[command(
+    contexts("back-office", "audit"),
+    tags("report", "billing", "read"),
+    execution_time = "fast"
+)]
 pub fn report_top_customers(
     input: TopCustomers,
     ctx: &CommandContext,
@@ -287,7 +303,11 @@ pub struct OrderStatusReport {
 }
 
 /// Count orders and their totals per status.
-#[command(tags("report", "read"), execution_time = "fast")]
+#[command(
+    contexts("back-office", "audit"),
+    tags("report", "read"),
+    execution_time = "fast"
+)]
 pub fn report_order_status(
     input: DateRange,
     ctx: &CommandContext,
@@ -347,7 +367,11 @@ pub struct SubscriptionMetrics {
 }
 
 /// Report subscription metrics. Active, paused and ended counts, monthly recurring revenue and churn.
-#[command(tags("report", "billing", "read"), execution_time = "fast")]
+#[command(
+    contexts("back-office", "audit"),
+    tags("report", "billing", "read"),
+    execution_time = "fast"
+)]
 pub fn report_subscription_metrics(
     ctx: &CommandContext,
 ) -> Result<SubscriptionMetrics, CommandError> {
@@ -427,7 +451,11 @@ pub struct InventoryValue {
 }
 
 /// Value the stock on hand at current prices, per catalog category.
-#[command(tags("report", "inventory", "read"), execution_time = "fast")]
+#[command(
+    contexts("back-office", "audit"),
+    tags("report", "inventory", "read"),
+    execution_time = "fast"
+)]
 pub fn report_inventory_value(ctx: &CommandContext) -> Result<InventoryValue, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let categories = all(
@@ -506,7 +534,11 @@ pub struct AbandonedCartList {
 }
 
 /// Find carts untouched for some days, with their value. Useful for reminder emails.
-#[command(tags("report", "read"), execution_time = "fast")]
+#[command(
+    contexts("back-office", "audit"),
+    tags("report", "read"),
+    execution_time = "fast"
+)]
 pub fn report_abandoned_carts(
     input: AbandonedCarts,
     ctx: &CommandContext,
@@ -555,7 +587,11 @@ pub struct RefundRate {
 }
 
 /// Compare refunds with captured payments in a date range. Counts, amounts and the rate.
-#[command(tags("report", "billing", "read"), execution_time = "fast")]
+#[command(
+    contexts("back-office", "audit"),
+    tags("report", "billing", "read"),
+    execution_time = "fast"
+)]
 pub fn report_refund_rate(
     input: DateRange,
     ctx: &CommandContext,

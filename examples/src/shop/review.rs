@@ -92,6 +92,7 @@ pub struct CreateReview {
 
 /// Write a product review. It waits for moderation unless reviews.auto_approve is on.
 #[command(
+    contexts("storefront"),
     tags("crud", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE", "CONFLICT")
@@ -166,7 +167,7 @@ pub struct ListReviews {
 }
 
 /// List reviews by product, user, state or rating, newest first.
-#[command(tags("crud", "read"))]
+#[command(contexts("storefront"), tags("crud", "read"))]
 pub fn review_list(input: ListReviews, ctx: &CommandContext) -> Result<Page<Review>, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let filter = "(?1 IS NULL OR product_id = ?1) AND (?2 IS NULL OR user_id = ?2)
@@ -231,6 +232,7 @@ fn moderate(
 
 /// Approve a review. It is published and counts toward the product's rating.
 #[command(
+    contexts("storefront"),
     tags("moderation", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE")
@@ -253,6 +255,7 @@ pub struct RejectReview {
 
 /// Reject a review with a note; it is hidden but kept.
 #[command(
+    contexts("storefront"),
     tags("moderation", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE")
@@ -276,6 +279,7 @@ pub struct ReviewDeleted {
 
 /// Delete a review permanently.
 #[command(
+    contexts("storefront"),
     tags("crud", "moderation", "mutation", "destructive"),
     mutation,
     destructive,
@@ -323,7 +327,7 @@ pub struct RatingSummary {
 }
 
 /// Summarise a product's published ratings: average, histogram, counts.
-#[command(tags("read", "report"), errors("NOT_FOUND"))]
+#[command(contexts("storefront"), tags("read", "report"), errors("NOT_FOUND"))]
 pub fn review_summary(
     input: ProductRef,
     ctx: &CommandContext,

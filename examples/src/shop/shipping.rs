@@ -111,7 +111,11 @@ pub struct Quote {
 
 /// Quote shipping rates for an order from every carrier. Rates follow the order's weight
 /// and the shipping configuration.
-#[command(tags("shipping", "read"), errors("NOT_FOUND", "INVALID_STATE"))]
+#[command(
+    contexts("fulfilment", "audit"),
+    tags("shipping", "read"),
+    errors("NOT_FOUND", "INVALID_STATE")
+)]
 pub fn shipping_quote(input: OrderRef, ctx: &CommandContext) -> Result<Quote, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let order = require_order(&conn, &input.order_id)?;
@@ -201,6 +205,7 @@ pub struct CreateShipment {
 
 /// Buy a shipping label for a paid order. Its units leave stock and the order is shipped.
 #[command(
+    contexts("fulfilment"),
     category = "shipping",
     tags("shipping", "mutation"),
     mutation,
@@ -292,7 +297,12 @@ pub struct ShipmentId {
 }
 
 /// Get a shipment with its tracking number and status.
-#[command(category = "shipping", tags("shipping", "read"), errors("NOT_FOUND"))]
+#[command(
+    contexts("fulfilment", "audit"),
+    category = "shipping",
+    tags("shipping", "read"),
+    errors("NOT_FOUND")
+)]
 pub fn shipment_get(input: ShipmentId, ctx: &CommandContext) -> Result<Shipment, CommandError> {
     require_shipment(&ctx.state::<ShopStore>()?.conn(), &input.shipment_id)
 }
@@ -313,7 +323,11 @@ pub struct ListShipments {
 }
 
 /// List shipments by order, status or carrier, newest first.
-#[command(category = "shipping", tags("shipping", "read"))]
+#[command(
+    contexts("fulfilment", "audit"),
+    category = "shipping",
+    tags("shipping", "read")
+)]
 pub fn shipment_list(
     input: ListShipments,
     ctx: &CommandContext,
@@ -361,6 +375,7 @@ pub struct UpdateShipmentStatus {
 
 /// Record a tracking update. On delivery the order becomes delivered.
 #[command(
+    contexts("fulfilment"),
     category = "shipping",
     tags("shipping", "mutation"),
     mutation,
@@ -420,6 +435,7 @@ pub fn shipment_update_status(
 
 /// Void an unused shipping label. The units go back to stock and the order back to paid.
 #[command(
+    contexts("returns"),
     category = "shipping",
     tags("shipping", "mutation", "destructive"),
     mutation,

@@ -128,6 +128,7 @@ pub struct CreateSubscription {
 
 /// Subscribe a user to a plan, starting now. A user has one running subscription at most.
 #[command(
+    contexts("billing"),
     tags("billing", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE", "CONFLICT")
@@ -175,7 +176,11 @@ pub struct SubscriptionId {
 }
 
 /// Get a subscription by id.
-#[command(tags("billing", "read"), errors("NOT_FOUND"))]
+#[command(
+    contexts("billing", "audit"),
+    tags("billing", "read"),
+    errors("NOT_FOUND")
+)]
 pub fn subscription_get(
     input: SubscriptionId,
     ctx: &CommandContext,
@@ -199,7 +204,7 @@ pub struct ListSubscriptions {
 }
 
 /// List subscriptions by subscriber, status or plan, newest first.
-#[command(tags("billing", "read"))]
+#[command(contexts("billing", "audit"), tags("billing", "read"))]
 pub fn subscription_list(
     input: ListSubscriptions,
     ctx: &CommandContext,
@@ -232,6 +237,7 @@ pub fn subscription_list(
 
 /// Cancel a subscription. It stops renewing at once; nothing is refunded.
 #[command(
+    contexts("billing"),
     tags("billing", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE")
@@ -254,6 +260,7 @@ pub fn subscription_cancel(
 
 /// Pause an active subscription. It stops billing and shipping until resumed.
 #[command(
+    contexts("billing"),
     tags("billing", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE")
@@ -280,6 +287,7 @@ pub fn subscription_pause(
 
 /// Resume a paused subscription. If its period lapsed meanwhile, a new period starts now.
 #[command(
+    contexts("billing"),
     tags("billing", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE")
@@ -344,6 +352,7 @@ fn monthly(price: i64, interval: BillingInterval) -> i64 {
 
 /// Move a running subscription to another plan, from the next period on.
 #[command(
+    contexts("billing"),
     tags("billing", "mutation"),
     mutation,
     errors("NOT_FOUND", "INVALID_STATE", "CONFLICT")

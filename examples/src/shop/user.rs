@@ -128,6 +128,7 @@ pub struct CreateUser {
 
 /// Create a new user account.
 #[command(
+    contexts("back-office"),
     tags("crud", "mutation"),
     mutation,
     errors("INVALID_EMAIL", "CONFLICT")
@@ -166,7 +167,11 @@ pub struct UserId {
 }
 
 /// Get a user account by id.
-#[command(tags("crud", "read"), errors("NOT_FOUND"))]
+#[command(
+    contexts("back-office", "audit"),
+    tags("crud", "read"),
+    errors("NOT_FOUND")
+)]
 pub fn user_get(input: UserId, ctx: &CommandContext) -> Result<User, CommandError> {
     require_user(&ctx.state::<ShopStore>()?.conn(), input.id)
 }
@@ -186,7 +191,7 @@ pub struct ListUsers {
 }
 
 /// List user accounts with filters and pagination, oldest first.
-#[command(tags("crud", "read"))]
+#[command(contexts("back-office", "audit"), tags("crud", "read"))]
 pub fn user_list(input: ListUsers, ctx: &CommandContext) -> Result<Page<User>, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let pattern = input
@@ -232,6 +237,7 @@ pub struct UpdateUser {
 
 /// Update a user's name, email or role. Fields left out keep their value.
 #[command(
+    contexts("back-office"),
     tags("crud", "mutation"),
     mutation,
     idempotent,
@@ -278,6 +284,7 @@ pub struct UserDeleted {
 /// Delete a user account. Addresses, cart, reviews and past subscriptions go with it; past
 /// orders are kept without the customer.
 #[command(
+    contexts("back-office"),
     tags("crud", "admin", "mutation", "destructive"),
     mutation,
     destructive,
@@ -353,7 +360,12 @@ fn set_status(
 }
 
 /// Suspend a user account. It can no longer place orders, fill its cart or subscribe.
-#[command(tags("mutation"), mutation, errors("NOT_FOUND", "INVALID_STATE"))]
+#[command(
+    contexts("back-office"),
+    tags("mutation"),
+    mutation,
+    errors("NOT_FOUND", "INVALID_STATE")
+)]
 pub fn user_suspend(input: UserId, ctx: &CommandContext) -> Result<User, CommandError> {
     set_status(
         ctx,
@@ -365,7 +377,12 @@ pub fn user_suspend(input: UserId, ctx: &CommandContext) -> Result<User, Command
 }
 
 /// Reactivate a suspended user account.
-#[command(tags("mutation"), mutation, errors("NOT_FOUND", "INVALID_STATE"))]
+#[command(
+    contexts("back-office"),
+    tags("mutation"),
+    mutation,
+    errors("NOT_FOUND", "INVALID_STATE")
+)]
 pub fn user_reactivate(input: UserId, ctx: &CommandContext) -> Result<User, CommandError> {
     set_status(
         ctx,
@@ -454,7 +471,12 @@ pub struct AddAddress {
 }
 
 /// Add a postal address to a user.
-#[command(tags("crud", "mutation"), mutation, errors("NOT_FOUND"))]
+#[command(
+    contexts("back-office"),
+    tags("crud", "mutation"),
+    mutation,
+    errors("NOT_FOUND")
+)]
 pub fn user_address_add(input: AddAddress, ctx: &CommandContext) -> Result<Address, CommandError> {
     ctx.state::<ShopStore>()?.transaction(|conn| {
         require_user(conn, input.user_id)?;
@@ -515,7 +537,11 @@ pub struct AddressList {
 }
 
 /// List a user's postal addresses, the default first.
-#[command(tags("crud", "read"), errors("NOT_FOUND"))]
+#[command(
+    contexts("back-office", "audit"),
+    tags("crud", "read"),
+    errors("NOT_FOUND")
+)]
 pub fn user_address_list(
     input: UserRef,
     ctx: &CommandContext,
@@ -563,6 +589,7 @@ pub struct AddressRemoved {
 
 /// Remove a postal address from a user. Another address becomes the default if needed.
 #[command(
+    contexts("back-office"),
     tags("crud", "mutation", "destructive"),
     mutation,
     destructive,

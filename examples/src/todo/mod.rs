@@ -533,6 +533,18 @@ pub const COMMANDS: [&afd_runtime::CommandDef; 11] = [
     todo_toggle_batch::COMMAND,
 ];
 
+/// A registry of the todo commands alone (the binary may link other apps' commands and
+/// contexts; this one holds exactly the todo app).
+pub fn registry() -> &'static afd_runtime::Registry {
+    static REGISTRY: std::sync::LazyLock<afd_runtime::Registry> = std::sync::LazyLock::new(|| {
+        afd_runtime::Registry::builder()
+            .register_all(COMMANDS)
+            .build()
+            .expect("the todo commands have distinct names")
+    });
+    &REGISTRY
+}
+
 /// A context carrying `store`, ready for `Registry::call`.
 pub fn context(store: TodoStore) -> CommandContext {
     CommandContext::new().with_state(store)

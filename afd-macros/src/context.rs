@@ -1,0 +1,223 @@
+//! `context! { ... }`: the declaration of a runtime context (seed 003), parsed, validated and
+//! expanded into an `inventory` registration like a command's.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::meta::ParseNestedMeta;
+use syn::parse::{ParseStream, Parser};
+use syn::{Attribute, LitInt, LitStr, Token};
+
+use crate::attr::{Attr, Flag, expectation, flag, skip_value, string_list, string_value};
+use crate::case::is_kebab;
+use crate::ctxt::Ctxt;
+use crate::valid::kebab_hint;
+
+/// The keys `context!` accepts.
+const KEYS: &[&str] = &["name", "parent", "priority", "triggers", "read_only"];
+
+/// A parsed declaration.
+struct Declaration {
+    docs: Vec<Attribute>,
+    name: Attr<LitStr>,
+    parent: Attr<LitStr>,
+    priority: Attr<LitInt>,
+    triggers: Attr<Vec<LitStr>>,
+    read_only: Flag,
+}
+
+/// Expands `context! { /// doc  name = "...", ... }`.
+pub fn context(input: TokenStream) -> TokenStream {
+    let cx = Ctxt::default();
+    let declaration = parse(&cx, input);
+    validate(&cx, &declaration);
+    match cx.check() {
+        Ok(()) => expand(&declaration),
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+fn parse(cx: &Ctxt, input: TokenStream) -> Declaration {
+    let mut declaration = Declaration {
+        docs: Vec::new(),
+        name: Attr::none("name"),
+        parent: Attr::none("parent"),
+        priority: Attr::none("priority"),
+        triggers: Attr::none("triggers"),
+        read_only: Attr::none("read_only"),
+    };
+    let parser = |stream: ParseStream<'_>| -> syn::Result<()> {
+        declaration.docs = stream.call(Attribute::parse_outer)?;
+        let keys = syn::meta::parser(|meta| {
+            if let Err(error) = parse_key(cx, &mut declaration, &meta) {
+                cx.syn_error(error);
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        keys.parse2(stream.parse::<TokenStream>()?)
+    };
+    if let Err(error) = parser.parse2(input) {
+        cx.syn_error(error);
+    }
+    declaration
+}
+
+fn parse_key(
+    cx: &Ctxt,
+    declaration: &mut Declaration,
+    meta: &ParseNestedMeta<'_>,
+) -> syn::Result<()> {
+    let path = &meta.path;
+    let key = path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_else(|| path.to_token_stream().to_string());
+    match key.as_str() {
+        "name" => declaration.name.set(cx, path, string_value(meta)?),
+        "parent" => declaration.parent.set(cx, path, string_value(meta)?),
+        "triggers" => declaration.triggers.set(cx, path, string_list(meta)?),
+        "read_only" => declaration.read_only.set(cx, path, flag(meta)?),
+        "priority" => {
+            if !meta.input.peek(Token![=]) {
+                return Err(meta.error("expected `priority = <integer>`"));
+            }
+            let value: syn::Expr = meta.value()?.parse()?;
+            match value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(int),
+                    ..
+                }) => declaration.priority.set(cx, path, int),
+                syn::Expr::Unary(syn::ExprUnary {
+                    op: syn::UnOp::Neg(_),
+                    ..
+                }) => {
+                    return Err(syn::Error::new_spanned(
+                        value,
+                        "`priority` is 0 or more: higher is suggested first",
+                    ));
+                }
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        "expected an integer: `priority = 10`",
+                    ));
+                }
+            }
+        }
+        other => {
+            return Err(meta.error(format!(
+                "unknown `context!` key `{other}`; {}",
+                expectation(other, KEYS)
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn description(docs: &[Attribute]) -> String {
+    let mut lines = Vec::new();
+    for attr in docs.iter().filter(|attr| attr.path().is_ident("doc")) {
+        if let syn::Meta::NameValue(syn::MetaNameValue {
+            value:
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(text),
+                    ..
+                }),
+            ..
+        }) = &attr.meta
+        {
+            lines.push(text.value().trim().to_owned());
+        }
+    }
+    lines.join(" ").trim().to_owned()
+}
+
+fn validate(cx: &Ctxt, declaration: &Declaration) {
+    for attr in &declaration.docs {
+        if !attr.path().is_ident("doc") {
+            cx.error_spanned_by(attr, "only doc comments may precede a context's keys");
+        }
+    }
+    let Some(name) = declaration.name.get() else {
+        cx.error_at(
+            Span::call_site(),
+            "a context needs a name: `name = \"document-editing\"`",
+        );
+        return;
+    };
+    let value = name.value();
+    if !is_kebab(&value) {
+        cx.error_spanned_by(
+            name,
+            format!(
+                "context names are kebab-case: `{}`, not `{value}`",
+                kebab_hint(&value)
+            ),
+        );
+    }
+    if description(&declaration.docs).is_empty() {
+        cx.error_spanned_by(
+            name,
+            "a context needs a doc comment: agents read it to choose a context (`/// Editing the document's text.`)",
+        );
+    }
+    if let Some(parent) = declaration.parent.get() {
+        let parent_name = parent.value();
+        if parent_name == value {
+            cx.error_spanned_by(parent, "a context cannot be its own parent");
+        } else if !is_kebab(&parent_name) {
+            cx.error_spanned_by(
+                parent,
+                format!(
+                    "context names are kebab-case: `{}`, not `{parent_name}`",
+                    kebab_hint(&parent_name)
+                ),
+            );
+        }
+    }
+    if let Some(priority) = declaration.priority.get()
+        && priority.base10_parse::<u16>().is_err()
+    {
+        cx.error_spanned_by(priority, "`priority` is an integer from 0 to 65535");
+    }
+    let triggers = declaration
+        .triggers
+        .get()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for (index, trigger) in triggers.iter().enumerate() {
+        let word = trigger.value();
+        if word.trim().is_empty() {
+            cx.error_spanned_by(trigger, "a trigger keyword cannot be empty");
+        } else if triggers[..index].iter().any(|seen| seen.value() == word) {
+            cx.error_spanned_by(trigger, format!("duplicate trigger `{word}`"));
+        }
+    }
+}
+
+fn expand(declaration: &Declaration) -> TokenStream {
+    let rt = quote!(::afd_runtime::__private);
+    let name = declaration.name.get().expect("validated");
+    let description = description(&declaration.docs);
+    let mut calls = TokenStream::new();
+    if let Some(parent) = declaration.parent.get() {
+        calls.extend(quote!(.with_parent(#parent)));
+    }
+    if let Some(priority) = declaration.priority.get() {
+        calls.extend(quote!(.with_priority(#priority)));
+    }
+    if let Some(triggers) = declaration.triggers.get() {
+        calls.extend(quote!(.with_triggers(&[#(#triggers),*])));
+    }
+    if declaration.read_only.get().is_some() {
+        calls.extend(quote!(.with_read_only()));
+    }
+    let location = crate::expand::source_location(name.span(), &rt);
+    quote! {
+        const _: () = {
+            #rt::inventory::submit! {
+                #rt::ContextDef::new(#name, #description, #location) #calls
+            }
+        };
+    }
+}

@@ -1,0 +1,544 @@
+//! Per-session state (seed 001, seed 003): the context stack, the scope, the commands
+//! activated for the session and its search history, kept in a [`SessionStore`] behind an
+//! opaque handle that expires when idle.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::Scope;
+
+/// One entered context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Frame {
+    /// The context's name.
+    pub context: String,
+    /// The scope it was entered with (read-only when the context is).
+    pub scope: Scope,
+}
+
+/// A search the session made, and what it found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchRecord {
+    /// The query.
+    pub query: String,
+    /// The commands it returned, best first (at most ten kept).
+    pub results: Vec<String>,
+    /// When, in milliseconds since the Unix epoch.
+    pub at_ms: u64,
+}
+
+/// What one session has done: its context stack, activated commands and searches.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionState {
+    base: Option<Frame>,
+    stack: Vec<Frame>,
+    activated: Vec<String>,
+    searches: VecDeque<SearchRecord>,
+}
+
+impl SessionState {
+    /// The active context and scope: the top of the stack, else the default context the
+    /// host set, else none.
+    pub fn active(&self) -> Option<&Frame> {
+        self.stack.last().or(self.base.as_ref())
+    }
+
+    /// The active context's name.
+    pub fn active_context(&self) -> Option<&str> {
+        self.active().map(|frame| frame.context.as_str())
+    }
+
+    /// The active scope ([`Scope::Full`] outside any context).
+    pub fn scope(&self) -> Scope {
+        self.active().map_or(Scope::Full, |frame| frame.scope)
+    }
+
+    /// The default context set by the host, under the entered ones.
+    pub fn default_context(&self) -> Option<&Frame> {
+        self.base.as_ref()
+    }
+
+    /// The entered contexts, oldest first (the default context is not part of it).
+    pub fn stack(&self) -> &[Frame] {
+        &self.stack
+    }
+
+    /// The commands activated for this session, oldest first.
+    pub fn activated(&self) -> &[String] {
+        &self.activated
+    }
+
+    /// The session's searches, oldest first.
+    pub fn searches(&self) -> impl ExactSizeIterator<Item = &SearchRecord> {
+        self.searches.iter()
+    }
+
+    pub(crate) fn set_base(&mut self, frame: Option<Frame>) {
+        self.base = frame;
+    }
+
+    pub(crate) fn push(&mut self, frame: Frame) {
+        self.stack.push(frame);
+    }
+
+    pub(crate) fn pop(&mut self) -> Option<Frame> {
+        self.stack.pop()
+    }
+
+    /// Activates `names` (keeping the newest `max`); returns those evicted to make room.
+    pub(crate) fn activate(&mut self, names: &[&str], max: usize) -> Vec<String> {
+        for name in names {
+            self.activated.retain(|seen| seen != name);
+            self.activated.push((*name).to_owned());
+        }
+        let excess = self.activated.len().saturating_sub(max);
+        self.activated.drain(..excess).collect()
+    }
+
+    /// Deactivates `names` (all when `None`); returns those that were active.
+    pub(crate) fn deactivate(&mut self, names: Option<&[&str]>) -> Vec<String> {
+        match names {
+            None => std::mem::take(&mut self.activated),
+            Some(names) => {
+                let (gone, kept) = std::mem::take(&mut self.activated)
+                    .into_iter()
+                    .partition(|name| names.contains(&name.as_str()));
+                self.activated = kept;
+                gone
+            }
+        }
+    }
+
+    pub(crate) fn record_search(&mut self, query: &str, results: Vec<String>, max: usize) {
+        let at_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        self.searches.push_back(SearchRecord {
+            query: query.to_owned(),
+            results,
+            at_ms,
+        });
+        while self.searches.len() > max {
+            self.searches.pop_front();
+        }
+    }
+}
+
+/// Where session state lives. The default, [`MemorySessionStore`], keeps it in this
+/// process; implement this trait to share sessions between processes (state is
+/// `Serialize`). Implementations expire sessions left idle.
+pub trait SessionStore: Send + Sync + 'static {
+    /// The session's state, refreshing its idle timer; `None` when unknown or expired.
+    fn get(&self, handle: &str) -> Option<Arc<SessionState>>;
+
+    /// Stores a session's state (creating the session when new).
+    fn put(&self, handle: &str, state: Arc<SessionState>);
+
+    /// Ends a session; whether it existed.
+    fn remove(&self, handle: &str) -> bool;
+
+    /// Applies `change` to a session's state; `false` when unknown or expired. The default
+    /// reads and writes back; stores that can should make it atomic.
+    fn update(&self, handle: &str, change: &mut dyn FnMut(&mut SessionState)) -> bool {
+        let Some(state) = self.get(handle) else {
+            return false;
+        };
+        let mut state = Arc::unwrap_or_clone(state);
+        change(&mut state);
+        self.put(handle, Arc::new(state));
+        true
+    }
+}
+
+struct Slot {
+    state: Arc<SessionState>,
+    last_used: Instant,
+}
+
+/// Sessions in this process's memory, expired after an idle time and capped in number
+/// (the least recently used go first).
+pub struct MemorySessionStore {
+    slots: Mutex<HashMap<String, Slot>>,
+    idle: Duration,
+    capacity: usize,
+}
+
+impl MemorySessionStore {
+    /// A store whose sessions expire after `idle` without use, holding at most 10,000.
+    pub fn new(idle: Duration) -> Self {
+        MemorySessionStore::with_capacity(idle, 10_000)
+    }
+
+    /// A store holding at most `capacity` sessions.
+    pub fn with_capacity(idle: Duration, capacity: usize) -> Self {
+        MemorySessionStore {
+            slots: Mutex::new(HashMap::new()),
+            idle,
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// How many sessions are held (expired ones included until swept).
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether no session is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
+        // A panic while holding the lock leaves the map itself consistent.
+        self.slots
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn live<'a>(&self, slots: &'a mut HashMap<String, Slot>, handle: &str) -> Option<&'a mut Slot> {
+        let now = Instant::now();
+        if slots
+            .get(handle)
+            .is_some_and(|slot| now.duration_since(slot.last_used) > self.idle)
+        {
+            slots.remove(handle);
+            return None;
+        }
+        let slot = slots.get_mut(handle)?;
+        slot.last_used = now;
+        Some(slot)
+    }
+}
+
+impl fmt::Debug for MemorySessionStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemorySessionStore")
+            .field("sessions", &self.len())
+            .field("idle", &self.idle)
+            .field("capacity", &self.capacity)
+            .finish()
+    }
+}
+
+impl SessionStore for MemorySessionStore {
+    fn get(&self, handle: &str) -> Option<Arc<SessionState>> {
+        let mut slots = self.lock();
+        self.live(&mut slots, handle).map(|slot| slot.state.clone())
+    }
+
+    fn put(&self, handle: &str, state: Arc<SessionState>) {
+        let mut slots = self.lock();
+        let now = Instant::now();
+        if !slots.contains_key(handle) && slots.len() >= self.capacity {
+            slots.retain(|_, slot| now.duration_since(slot.last_used) <= self.idle);
+            if slots.len() >= self.capacity
+                && let Some(oldest) = slots
+                    .iter()
+                    .min_by_key(|(_, slot)| slot.last_used)
+                    .map(|(handle, _)| handle.clone())
+            {
+                slots.remove(&oldest);
+            }
+        }
+        slots.insert(
+            handle.to_owned(),
+            Slot {
+                state,
+                last_used: now,
+            },
+        );
+    }
+
+    fn remove(&self, handle: &str) -> bool {
+        self.lock().remove(handle).is_some()
+    }
+
+    fn update(&self, handle: &str, change: &mut dyn FnMut(&mut SessionState)) -> bool {
+        let mut slots = self.lock();
+        match self.live(&mut slots, handle) {
+            Some(slot) => {
+                change(Arc::make_mut(&mut slot.state));
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// What a session that entered no context may call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum NoContextPolicy {
+    /// Every command (the default): contexts only narrow, so clients that ignore them keep
+    /// working.
+    #[default]
+    Open,
+    /// Only universal commands, as seed 003's "lobby" draws it: an agent must enter a
+    /// context to reach the rest.
+    Lobby,
+}
+
+/// How sessions behave.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    idle_timeout: Duration,
+    policy: NoContextPolicy,
+    max_activated: usize,
+    max_depth: usize,
+    max_searches: usize,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            idle_timeout: Duration::from_secs(30 * 60),
+            policy: NoContextPolicy::Open,
+            max_activated: 32,
+            max_depth: 16,
+            max_searches: 20,
+        }
+    }
+}
+
+impl SessionConfig {
+    /// Sessions unused for this long expire (default 30 minutes).
+    #[must_use]
+    pub fn idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
+        self
+    }
+
+    /// What a session outside any context may call (default [`NoContextPolicy::Open`]).
+    #[must_use]
+    pub fn no_context_policy(mut self, policy: NoContextPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Most commands one session may have activated (default 32; the oldest go first).
+    #[must_use]
+    pub fn max_activated(mut self, max: usize) -> Self {
+        self.max_activated = max.max(1);
+        self
+    }
+
+    /// Deepest context stack (default 16).
+    #[must_use]
+    pub fn max_depth(mut self, max: usize) -> Self {
+        self.max_depth = max.max(1);
+        self
+    }
+
+    /// Searches kept per session (default 20).
+    #[must_use]
+    pub fn max_searches(mut self, max: usize) -> Self {
+        self.max_searches = max;
+        self
+    }
+
+    /// The idle timeout.
+    pub fn get_idle_timeout(&self) -> Duration {
+        self.idle_timeout
+    }
+
+    /// The no-context policy.
+    pub fn policy(&self) -> NoContextPolicy {
+        self.policy
+    }
+
+    /// The activation bound.
+    pub fn get_max_activated(&self) -> usize {
+        self.max_activated
+    }
+
+    /// The stack depth bound.
+    pub fn get_max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// The search history bound.
+    pub fn get_max_searches(&self) -> usize {
+        self.max_searches
+    }
+}
+
+/// The sessions of a dispatcher: a store and its rules. Cheap to clone.
+#[derive(Clone)]
+pub struct Sessions {
+    store: Arc<dyn SessionStore>,
+    config: Arc<SessionConfig>,
+}
+
+impl fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sessions")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Sessions::new(SessionConfig::default())
+    }
+}
+
+impl Sessions {
+    /// Sessions in memory, with `config`.
+    pub fn new(config: SessionConfig) -> Self {
+        let store = MemorySessionStore::new(config.idle_timeout);
+        Sessions::with_store(config, Arc::new(store))
+    }
+
+    /// Sessions in `store` (which applies its own expiry), with `config`.
+    pub fn with_store(config: SessionConfig, store: Arc<dyn SessionStore>) -> Self {
+        Sessions {
+            store,
+            config: Arc::new(config),
+        }
+    }
+
+    /// The rules.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// Starts a session; returns its new, unguessable handle.
+    pub fn create(&self) -> String {
+        let handle = new_handle();
+        self.store.put(&handle, Arc::default());
+        handle
+    }
+
+    /// Makes sure a session with this handle exists (a transport's own session, which
+    /// comes back fresh if it expired).
+    pub fn ensure(&self, handle: &str) {
+        if self.store.get(handle).is_none() {
+            self.store.put(handle, Arc::default());
+        }
+    }
+
+    /// The session's state; `None` when unknown or expired.
+    pub fn get(&self, handle: &str) -> Option<Arc<SessionState>> {
+        self.store.get(handle)
+    }
+
+    /// Changes a session's state; `None` when unknown or expired.
+    pub(crate) fn update<R>(
+        &self,
+        handle: &str,
+        change: impl FnOnce(&mut SessionState) -> R,
+    ) -> Option<R> {
+        let mut change = Some(change);
+        let mut out = None;
+        let found = self.store.update(handle, &mut |state| {
+            if let Some(change) = change.take() {
+                out = Some(change(state));
+            }
+        });
+        if found { out } else { None }
+    }
+
+    /// Ends a session; whether it existed.
+    pub fn end(&self, handle: &str) -> bool {
+        self.store.remove(handle)
+    }
+}
+
+/// `afd-s-` and 32 hex digits from the operating system's random source.
+fn new_handle() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness: fall back on std's randomly keyed hasher, a counter and the
+        // clock, still unpredictable to a client.
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let a = RandomState::new().hash_one((count, nanos));
+        let b = RandomState::new().hash_one((nanos, count));
+        bytes[..8].copy_from_slice(&a.to_le_bytes());
+        bytes[8..].copy_from_slice(&b.to_le_bytes());
+    }
+    let mut handle = String::with_capacity(38);
+    handle.push_str("afd-s-");
+    for byte in bytes {
+        handle.push_str(&format!("{byte:02x}"));
+    }
+    handle
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_are_unique_and_opaque() {
+        let a = new_handle();
+        let b = new_handle();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 38);
+        assert!(a.starts_with("afd-s-"));
+    }
+
+    #[test]
+    fn idle_sessions_expire() {
+        let store = MemorySessionStore::new(Duration::from_millis(20));
+        store.put("a", Arc::default());
+        assert!(store.get("a").is_some());
+        std::thread::sleep(Duration::from_millis(40));
+        assert!(store.get("a").is_none());
+        assert!(!store.update("a", &mut |_| {}));
+    }
+
+    #[test]
+    fn the_least_recently_used_session_makes_room() {
+        let store = MemorySessionStore::with_capacity(Duration::from_secs(60), 2);
+        store.put("a", Arc::default());
+        std::thread::sleep(Duration::from_millis(2));
+        store.put("b", Arc::default());
+        std::thread::sleep(Duration::from_millis(2));
+        store.get("a");
+        store.put("c", Arc::default());
+        assert!(store.get("a").is_some());
+        assert!(store.get("b").is_none());
+        assert!(store.get("c").is_some());
+    }
+
+    #[test]
+    fn activation_is_bounded_and_undoable() {
+        let mut state = SessionState::default();
+        assert!(state.activate(&["a", "b", "c"], 2) == vec!["a".to_owned()]);
+        assert_eq!(state.activated(), ["b", "c"]);
+        assert_eq!(state.deactivate(Some(&["c"])), vec!["c".to_owned()]);
+        assert_eq!(state.deactivate(None), vec!["b".to_owned()]);
+        assert!(state.activated().is_empty());
+    }
+
+    #[test]
+    fn the_stack_sits_on_the_default_context() {
+        let mut state = SessionState::default();
+        assert_eq!(state.active_context(), None);
+        state.set_base(Some(Frame {
+            context: "editing".into(),
+            scope: Scope::Full,
+        }));
+        state.push(Frame {
+            context: "print".into(),
+            scope: Scope::ReadOnly,
+        });
+        assert_eq!(state.active_context(), Some("print"));
+        assert_eq!(state.scope(), Scope::ReadOnly);
+        state.pop();
+        assert_eq!(state.active_context(), Some("editing"));
+        assert_eq!(state.pop(), None);
+    }
+}

@@ -1,0 +1,6 @@
+afd_runtime::context! {
+    /// Printing the document.
+    name = "Print_Preview",
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+afd_runtime::context! {
+    /// Printing the document.
+    name = "print",
+    parent = "print",
+}
+
+fn main() {}

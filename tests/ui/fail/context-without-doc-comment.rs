@@ -1,0 +1,6 @@
+afd_runtime::context! {
+    name = "print",
+    triggers("print"),
+}
+
+fn main() {}
