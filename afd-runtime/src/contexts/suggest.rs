@@ -33,17 +33,31 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether two words are forms of one another: equal, one a prefix of the other (`print`,
-/// `printing`, `printer`), or one edit apart when long enough to tell (`pirnt`).
+/// Endings that make another form of the same word.
+const SUFFIXES: &[&str] = &[
+    "s", "es", "d", "ed", "ing", "er", "ers", "ion", "ions", "ment", "ments",
+];
+
+/// Whether two words are forms of one another: equal, one the other plus an ending
+/// (`print`, `printing`, `printer`; `ship`, `shipping` with its doubled consonant), or one
+/// edit apart when long enough to tell (`pirnt`). `check` and `checkout` are not.
 fn same_word(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if short.len() >= 4 && long.starts_with(short) && long.len() - short.len() <= 4 {
-        return true;
+    if short.len() >= 3
+        && let Some(rest) = long.strip_prefix(short)
+    {
+        let doubled = short
+            .chars()
+            .last()
+            .and_then(|last| rest.strip_prefix(last));
+        if SUFFIXES.contains(&rest) || doubled.is_some_and(|rest| SUFFIXES.contains(&rest)) {
+            return true;
+        }
     }
-    short.len() >= 5 && strsim::damerau_levenshtein(a, b) <= 1
+    short.len() >= 5 && long.len() - short.len() <= 1 && strsim::damerau_levenshtein(a, b) <= 1
 }
 
 fn matched<'w>(query: &'w [String], text: &[String]) -> Vec<&'w str> {
@@ -89,25 +103,25 @@ fn score(
         return None;
     }
     let quote = |words: &[&str]| {
-        words
-            .iter()
-            .map(|w| format!("\"{w}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
+        let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+        let noun = if quoted.len() == 1 { "term" } else { "terms" };
+        let verb = if quoted.len() == 1 {
+            "matches"
+        } else {
+            "match"
+        };
+        format!("{noun} {} {verb}", quoted.join(", "))
     };
     let name = context.name();
     let reason = if !by_trigger.is_empty() {
         format!(
-            "The term {} matches the {name} context's trigger keywords",
+            "The {} the {name} context's trigger keywords",
             quote(&by_trigger)
         )
     } else if !by_own.is_empty() {
-        format!("The term {} matches the {name} context", quote(&by_own))
+        format!("The {} the {name} context", quote(&by_own))
     } else {
-        format!(
-            "The term {} matches commands of the {name} context",
-            quote(&by_commands)
-        )
+        format!("The {} commands of the {name} context", quote(&by_commands))
     };
     Some((score, reason))
 }
@@ -192,7 +206,9 @@ mod tests {
         assert!(same_word("print", "printing"));
         assert!(same_word("printer", "print"));
         assert!(same_word("invoice", "invoices"));
-        assert!(same_word("refnud", "refund") || !same_word("ab", "ba"));
+        assert!(same_word("shipping", "ship"));
+        assert!(same_word("refnud", "refund"));
+        assert!(!same_word("check", "checkout"));
         assert!(!same_word("cat", "catalog"));
         assert!(!same_word("order", "ordinal"));
     }
