@@ -486,3 +486,85 @@ async fn bootstrap_tools_work_beside_any_strategy() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_catalog_is_browsable_as_resources() {
+    use rmcp::model::{PaginatedRequestParams, ReadResourceRequestParams, ResourceContents};
+    let server = McpServer::builder(afd_examples::todo::registry())
+        .context(todo::context(TodoStore::in_memory().unwrap()))
+        .page_size(5)
+        .build()
+        .unwrap();
+    let client = Client::connect(server).await;
+    let peer = client.peer();
+
+    // Paginated: the index, one category, eleven commands, five a page.
+    let mut uris = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        let params = cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let page = peer.list_resources(params).await.unwrap();
+        pages += 1;
+        uris.extend(page.resources.iter().map(|r| r.uri.clone()));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    assert_eq!(uris.len(), 13);
+    assert_eq!(uris[0], "afd://catalog");
+    assert_eq!(uris[1], "afd://categories/todo");
+    assert!(uris.contains(&"afd://commands/todo-create".to_owned()));
+    let bad = peer
+        .list_resources(Some(
+            PaginatedRequestParams::default().with_cursor(Some("afd1:ff".into())),
+        ))
+        .await;
+    assert!(bad.is_err(), "a made-up cursor is refused");
+
+    let templates = peer.list_resource_templates(None).await.unwrap();
+    let shapes: Vec<&str> = templates
+        .resource_templates
+        .iter()
+        .map(|t| t.uri_template.as_str())
+        .collect();
+    assert_eq!(shapes, ["afd://commands/{name}", "afd://categories/{name}"]);
+
+    let read = |uri: &str| {
+        let params = ReadResourceRequestParams::new(uri);
+        async move {
+            let result = peer.read_resource(params).await.unwrap();
+            match &result.contents[0] {
+                ResourceContents::TextResourceContents {
+                    text, mime_type, ..
+                } => {
+                    assert_eq!(mime_type.as_deref(), Some("application/json"));
+                    serde_json::from_str::<Value>(text).unwrap()
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    };
+    let command = read("afd://commands/todo-create").await;
+    assert_eq!(command["name"], "todo-create");
+    assert_eq!(command["mutation"], true);
+    assert!(command["inputSchema"]["properties"]["title"].is_object());
+    let category = read("afd://categories/todo").await;
+    assert_eq!(category["count"], 11);
+    assert_eq!(category["commands"][0]["uri"], "afd://commands/todo-clear");
+    let index = read("afd://catalog").await;
+    assert_eq!(index["commands"], 11);
+
+    let missing = peer
+        .read_resource(ReadResourceRequestParams::new("afd://commands/todo-craete"))
+        .await
+        .unwrap_err();
+    let text = missing.to_string();
+    assert!(text.contains("no command named 'todo-craete'"), "{text}");
+    assert!(
+        text.contains("todo-create"),
+        "the suggestion names the close command: {text}"
+    );
+}

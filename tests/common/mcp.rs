@@ -62,6 +62,11 @@ impl Client {
         Client { service, recorder }
     }
 
+    /// The client's peer, for requests this helper does not wrap.
+    pub fn peer(&self) -> &rmcp::Peer<RoleClient> {
+        self.service.peer()
+    }
+
     /// The protocol version in force.
     pub fn protocol_version(&self) -> Option<String> {
         self.service

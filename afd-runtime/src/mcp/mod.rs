@@ -20,6 +20,7 @@
 
 #[cfg(feature = "http")]
 mod http;
+mod resources;
 mod tools;
 
 #[cfg(feature = "http")]
@@ -32,13 +33,15 @@ use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+pub use resources::{CATALOG_URI, CATEGORIES_PREFIX, COMMANDS_PREFIX};
 use tools::Route;
 pub use tools::{BATCH, CALL, DETAIL, DISCOVER, DOCS, HELP, PIPE, SCHEMA};
 
@@ -653,6 +656,7 @@ impl ServerHandler for McpServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_resources()
                 .build(),
         )
         .with_server_info(Implementation::new(
@@ -684,6 +688,42 @@ impl ServerHandler for McpServer {
             next_cursor: (end < tools.len()).then(|| encode_cursor(end)),
             ..Default::default()
         })
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let all = resources::all(&self.inner.dispatcher);
+        let offset = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(cursor) => decode_cursor(&cursor, all.len()).ok_or_else(|| {
+                ErrorData::invalid_params(format!("invalid cursor '{cursor}'"), None)
+            })?,
+        };
+        Ok(resources::page(
+            all,
+            offset,
+            self.inner.page_size,
+            encode_cursor,
+        ))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        resources::read(&self.inner.dispatcher, &request.uri).map(Into::into)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -1,0 +1,187 @@
+//! The catalog as MCP resources (seed 004's "filesystem" level), for clients and
+//! code-executing agents that browse: `afd://catalog` (the index), `afd://categories/{name}`
+//! and `afd://commands/{name}` (a command's full definition, as afd-detail gives it).
+
+use rmcp::model::{
+    ErrorData, ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate,
+};
+use serde_json::{Value, json};
+
+use crate::catalog::summary;
+use crate::dispatch::Dispatcher;
+
+/// The catalog index.
+pub const CATALOG_URI: &str = "afd://catalog";
+/// The prefix of a command's resource.
+pub const COMMANDS_PREFIX: &str = "afd://commands/";
+/// The prefix of a category's resource.
+pub const CATEGORIES_PREFIX: &str = "afd://categories/";
+
+const JSON: &str = "application/json";
+
+/// Every resource, in a fixed order: the index, each category, each exposed command.
+pub(crate) fn all(dispatcher: &Dispatcher) -> Vec<Resource> {
+    let mut resources = Vec::with_capacity(
+        1 + dispatcher.available_categories().len() + dispatcher.exposed_count(),
+    );
+    resources.push(
+        Resource::new(CATALOG_URI, "catalog")
+            .with_title("Command catalog")
+            .with_description("Every category with its description and command count.")
+            .with_mime_type(JSON),
+    );
+    for (category, count) in dispatcher.available_categories() {
+        let about = dispatcher
+            .registry()
+            .category_description(category)
+            .map_or_else(
+                || format!("The {category} commands ({count})."),
+                str::to_owned,
+            );
+        resources.push(
+            Resource::new(format!("{CATEGORIES_PREFIX}{category}"), *category)
+                .with_description(about)
+                .with_mime_type(JSON),
+        );
+    }
+    for entry in dispatcher.exposed_entries() {
+        resources.push(
+            Resource::new(format!("{COMMANDS_PREFIX}{}", entry.name()), entry.name())
+                .with_description(summary(entry.description()))
+                .with_mime_type(JSON),
+        );
+    }
+    resources
+}
+
+/// The URI templates.
+pub(crate) fn templates() -> ListResourceTemplatesResult {
+    ListResourceTemplatesResult {
+        resource_templates: vec![
+            ResourceTemplate::new(format!("{COMMANDS_PREFIX}{{name}}"), "command")
+                .with_title("Command definition")
+                .with_description(
+                    "A command's full definition: description, category, tags, mutation, input schema, errors.",
+                )
+                .with_mime_type(JSON),
+            ResourceTemplate::new(format!("{CATEGORIES_PREFIX}{{name}}"), "category")
+                .with_title("Category")
+                .with_description("A category's description and the summaries of its commands.")
+                .with_mime_type(JSON),
+        ],
+        ..Default::default()
+    }
+}
+
+/// One page of the resources list.
+pub(crate) fn page(
+    resources: Vec<Resource>,
+    offset: usize,
+    size: usize,
+    cursor: impl Fn(usize) -> String,
+) -> ListResourcesResult {
+    let end = (offset + size).min(resources.len());
+    let next = (end < resources.len()).then(|| cursor(end));
+    ListResourcesResult {
+        resources: resources
+            .into_iter()
+            .skip(offset)
+            .take(end - offset)
+            .collect(),
+        next_cursor: next,
+        ..Default::default()
+    }
+}
+
+/// Reads a resource.
+pub(crate) fn read(dispatcher: &Dispatcher, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    let value = if uri == CATALOG_URI {
+        catalog(dispatcher)
+    } else if let Some(name) = uri.strip_prefix(COMMANDS_PREFIX) {
+        command(dispatcher, uri, name)?
+    } else if let Some(name) = uri.strip_prefix(CATEGORIES_PREFIX) {
+        category(dispatcher, uri, name)?
+    } else {
+        return Err(ErrorData::resource_not_found(
+            format!("unknown resource '{uri}'"),
+            Some(json!({
+                "suggestion": format!("Read {CATALOG_URI}, {COMMANDS_PREFIX}<name> or {CATEGORIES_PREFIX}<name>.")
+            })),
+        ));
+    };
+    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    Ok(ReadResourceResult::new(vec![
+        ResourceContents::TextResourceContents {
+            uri: uri.to_owned(),
+            mime_type: Some(JSON.to_owned()),
+            text,
+            meta: None,
+        },
+    ]))
+}
+
+fn catalog(dispatcher: &Dispatcher) -> Value {
+    let categories: Vec<Value> = dispatcher
+        .available_categories()
+        .iter()
+        .map(|(name, count)| {
+            json!({
+                "name": name,
+                "count": count,
+                "description": dispatcher.registry().category_description(name),
+                "uri": format!("{CATEGORIES_PREFIX}{name}"),
+            })
+        })
+        .collect();
+    json!({"commands": dispatcher.exposed_count(), "categories": categories})
+}
+
+fn command(dispatcher: &Dispatcher, uri: &str, name: &str) -> Result<Value, ErrorData> {
+    let detail = dispatcher.detail(json!({"command": name}));
+    let entry = detail
+        .data
+        .and_then(|data| data.as_array().and_then(|entries| entries.first().cloned()))
+        .unwrap_or(Value::Null);
+    if entry["found"] == true {
+        return Ok(entry);
+    }
+    Err(ErrorData::resource_not_found(
+        format!("no command named '{name}' ({uri})"),
+        Some(json!({
+            "suggestion": entry["error"]["suggestion"],
+            "suggestions": dispatcher.registry().suggest(name, 3),
+        })),
+    ))
+}
+
+fn category(dispatcher: &Dispatcher, uri: &str, name: &str) -> Result<Value, ErrorData> {
+    let commands: Vec<Value> = dispatcher
+        .exposed_entries()
+        .filter(|entry| entry.category() == name)
+        .map(|entry| {
+            json!({
+                "name": entry.name(),
+                "description": summary(entry.description()),
+                "mutation": entry.is_mutation(),
+                "uri": format!("{COMMANDS_PREFIX}{}", entry.name()),
+            })
+        })
+        .collect();
+    if commands.is_empty() {
+        let known = dispatcher.available_categories().iter().map(|(c, _)| *c);
+        let similar = crate::similarity::find_similar(name, known, 3);
+        return Err(ErrorData::resource_not_found(
+            format!("no category named '{name}' ({uri})"),
+            Some(
+                json!({"suggestions": similar, "suggestion": format!("Read {CATALOG_URI} for every category.")}),
+            ),
+        ));
+    }
+    Ok(json!({
+        "name": name,
+        "description": dispatcher.registry().category_description(name),
+        "count": commands.len(),
+        "commands": commands,
+    }))
+}
