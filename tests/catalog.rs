@@ -469,3 +469,26 @@ fn a_category_described_twice_differently_is_a_startup_error() {
             .is_ok()
     );
 }
+
+#[test]
+fn discover_answers_at_three_detail_levels() {
+    let d = server();
+    let names_only = d.discover(json!({"category": "order", "detail": "name"})).data.unwrap();
+    assert_eq!(
+        names_only["commands"],
+        json!([{"name": "order-cancel"}, {"name": "order-create"}, {"name": "order-list"}])
+    );
+    let summary = d.discover(json!({"category": "order"})).data.unwrap();
+    let first = &summary["commands"][0];
+    assert_eq!(first["category"], "order");
+    assert!(first["description"].is_string());
+    assert!(first.get("inputSchema").is_none() && first.get("mutation").is_none());
+    let full = d.discover(json!({"category": "order", "detail": "full"})).data.unwrap();
+    let cancel = &full["commands"][0];
+    assert_eq!(cancel["name"], "order-cancel");
+    assert_eq!(cancel["mutation"], true);
+    assert_eq!(cancel["inputSchema"]["type"], "object");
+    assert!(cancel["inputSchema"]["properties"].is_object());
+    let bad = d.discover(json!({"detail": "everything"}));
+    assert_eq!(bad.error.unwrap().code, "VALIDATION_ERROR");
+}

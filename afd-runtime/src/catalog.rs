@@ -43,6 +43,19 @@ fn default_limit() -> usize {
     50
 }
 
+/// How much afd-discover says of each command (seed 004's three levels).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DetailLevel {
+    /// Names only: the cheapest listing.
+    Name,
+    /// Name, one-line description and category (the default).
+    #[default]
+    Summary,
+    /// The summary plus the input schema: find and load a command in one call.
+    Full,
+}
+
 /// The input of afd-discover.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -62,6 +75,9 @@ pub struct DiscoverInput {
     /// Include each command's mutation flag.
     #[serde(default)]
     pub include_mutation: bool,
+    /// How much to say of each command (default `summary`).
+    #[serde(default)]
+    pub detail: DetailLevel,
     /// Page size, 1 to 200 (default 50).
     #[serde(default = "default_limit")]
     pub limit: usize,
@@ -74,22 +90,32 @@ pub struct DiscoverInput {
     pub session: Option<String>,
 }
 
-/// A one-line description of a command.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A command as afd-discover lists it: its name, and at the `summary` and `full` levels
+/// its one-line description and category (and at `full` its input schema).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CommandSummary {
     /// The command's name.
     pub name: String,
     /// The first sentence of its description (at most 120 characters).
-    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     /// Its category.
-    pub category: String,
-    /// Whether it changes state (only when asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// Whether it changes state (when asked for, and at the `full` level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mutation: Option<bool>,
+    /// Its input schema (at the `full` level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Value>,
+    /// How well it matches the search (when searching), higher is better.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
 }
 
 /// The data of afd-discover.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiscoverResult {
     /// This page of matching commands.
@@ -151,6 +177,7 @@ pub fn discover_schema() -> &'static Value {
                 "tagMode": {"enum": ["any", "all"]},
                 "search": {"type": "string"},
                 "includeMutation": {"type": "boolean"},
+                "detail": {"enum": ["name", "summary", "full"]},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 200},
                 "offset": {"type": "integer", "minimum": 0},
                 "session": {"type": "string"}
@@ -283,11 +310,17 @@ impl Dispatcher {
             .iter()
             .skip(input.offset)
             .take(input.limit)
-            .map(|entry| CommandSummary {
-                name: entry.name().to_owned(),
-                description: summary(entry.description()),
-                category: entry.category().to_owned(),
-                mutation: input.include_mutation.then(|| entry.is_mutation()),
+            .map(|entry| {
+                let full = input.detail == DetailLevel::Full;
+                let described = input.detail != DetailLevel::Name;
+                CommandSummary {
+                    name: entry.name().to_owned(),
+                    description: described.then(|| summary(entry.description())),
+                    category: described.then(|| entry.category().to_owned()),
+                    mutation: (input.include_mutation || full).then(|| entry.is_mutation()),
+                    input_schema: full.then(|| entry.input_schema().clone()),
+                    score: None,
+                }
             })
             .collect();
         let returned = commands.len();

@@ -229,8 +229,7 @@ fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, R
             "Run several commands at once; each succeeds or fails alone. options: stopOnError, timeoutMs, parallelism.",
             object(batch_schema()),
         )
-        .with_annotations(dispatcher_hints())
-        .with_meta(always_load()),
+        .with_annotations(dispatcher_hints()),
         Route::Batch,
     ));
     tools.push((
@@ -239,8 +238,7 @@ fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, R
             "Chain commands; an input may reference $prev.id, $steps.<as>.<field>, $input; when skips a step. options: continueOnFailure, timeoutMs.",
             object(pipe_schema()),
         )
-        .with_annotations(dispatcher_hints())
-        .with_meta(always_load()),
+        .with_annotations(dispatcher_hints()),
         Route::Pipe,
     ));
     tools
