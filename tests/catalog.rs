@@ -473,7 +473,10 @@ fn a_category_described_twice_differently_is_a_startup_error() {
 #[test]
 fn discover_answers_at_three_detail_levels() {
     let d = server();
-    let names_only = d.discover(json!({"category": "order", "detail": "name"})).data.unwrap();
+    let names_only = d
+        .discover(json!({"category": "order", "detail": "name"}))
+        .data
+        .unwrap();
     assert_eq!(
         names_only["commands"],
         json!([{"name": "order-cancel"}, {"name": "order-create"}, {"name": "order-list"}])
@@ -483,7 +486,10 @@ fn discover_answers_at_three_detail_levels() {
     assert_eq!(first["category"], "order");
     assert!(first["description"].is_string());
     assert!(first.get("inputSchema").is_none() && first.get("mutation").is_none());
-    let full = d.discover(json!({"category": "order", "detail": "full"})).data.unwrap();
+    let full = d
+        .discover(json!({"category": "order", "detail": "full"}))
+        .data
+        .unwrap();
     let cancel = &full["commands"][0];
     assert_eq!(cancel["name"], "order-cancel");
     assert_eq!(cancel["mutation"], true);
