@@ -911,3 +911,65 @@ async fn the_review_agent_reads_in_read_only_contexts_and_is_refused_a_restock()
     assert_eq!(entered["scope"], "read-only", "audit is declared read-only");
     assert_eq!(d.session(&run.session).unwrap().active_context(), None);
 }
+
+#[tokio::test]
+async fn an_option_lists_the_context_operations_as_tools_in_lazy() {
+    let server = McpServer::builder(Registry::global())
+        .strategy(Strategy::Lazy)
+        .dispatch(|d| d.expose_only(shop::COMMAND_NAMES))
+        .context_tools(true)
+        .build()
+        .unwrap();
+    let listed: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(
+        listed,
+        [
+            "afd-discover",
+            "afd-detail",
+            "afd-call",
+            "afd-batch",
+            "afd-pipe",
+            "afd-context-enter",
+            "afd-context-exit",
+            "afd-context-list",
+            "afd-context-suggest"
+        ]
+    );
+    let client = Client::connect(server).await;
+    let entered = client
+        .call("afd-context-enter", json!({"context": "audit"}))
+        .await;
+    assert_eq!(entered["data"]["scope"], "read-only");
+}
+
+#[tokio::test]
+async fn grouped_tools_offer_only_the_sessions_actions() {
+    let client = Client::connect(server(Strategy::Grouped, true)).await;
+    let before = client.tools().await;
+    let actions = |tools: &[rmcp::model::Tool], group: &str| -> Vec<String> {
+        let tool = tools.iter().find(|t| t.name == group).expect(group);
+        tool.input_schema["properties"]["action"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        actions(&before, "order"),
+        ["order-cancel", "order-create", "order-list"]
+    );
+    client
+        .call(
+            "afd-context-enter",
+            json!({"context": "fulfilment", "scope": "read-only"}),
+        )
+        .await;
+    assert_eq!(client.wait_list_changed(1).await, 1);
+    let after = client.tools().await;
+    assert_eq!(actions(&after, "order"), ["order-list"]);
+    assert!(
+        after.iter().all(|t| t.name != "user"),
+        "no callable user command"
+    );
+}

@@ -819,16 +819,22 @@ impl McpServer {
         let mut tools: Vec<Tool> = inner
             .tools
             .iter()
-            .filter(|tool| match inner.routes.get(tool.name.as_ref()) {
+            .filter_map(|tool| match inner.routes.get(tool.name.as_ref()) {
                 Some(Route::Command(name)) => registry
                     .get(name)
-                    .is_some_and(|entry| dispatcher.allows(state, entry.def())),
-                Some(Route::Group(category)) => dispatcher
-                    .exposed_entries()
-                    .any(|e| e.category() == *category && dispatcher.allows(state, e.def())),
-                _ => true,
+                    .is_some_and(|entry| dispatcher.allows(state, entry.def()))
+                    .then(|| tool.clone()),
+                // A category's tool offers only the actions the session may call.
+                Some(Route::Group(category)) => {
+                    let entries: Vec<_> = dispatcher
+                        .exposed_entries()
+                        .filter(|e| e.category() == *category && dispatcher.allows(state, e.def()))
+                        .collect();
+                    (!entries.is_empty())
+                        .then(|| tools::group_tool(dispatcher, category, &entries).0)
+                }
+                _ => Some(tool.clone()),
             })
-            .cloned()
             .collect();
         if matches!(inner.strategy, Strategy::Lazy | Strategy::Hybrid)
             && let Some(state) = state

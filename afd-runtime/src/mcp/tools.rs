@@ -314,6 +314,52 @@ pub(crate) fn command_tool(entry: &CommandEntry) -> Tool {
     tool
 }
 
+/// A category's tool: `action` picks one of `entries` (all of one category).
+pub(crate) fn group_tool(
+    dispatcher: &Dispatcher,
+    category: &'static str,
+    entries: &[&CommandEntry],
+) -> (Tool, Route) {
+    let actions: Vec<&str> = entries.iter().map(|entry| entry.name()).collect();
+    let mut properties = serde_json::Map::new();
+    properties.insert("action".into(), json!({"enum": actions}));
+    for entry in entries {
+        if let Some(fields) = entry
+            .input_schema()
+            .get("properties")
+            .and_then(Value::as_object)
+        {
+            for (field, schema) in fields {
+                properties
+                    .entry(field.clone())
+                    .or_insert_with(|| schema.clone());
+            }
+        }
+    }
+    let lines: Vec<String> = entries
+        .iter()
+        .map(|entry| format!("{}: {}", entry.name(), summary(entry.description())))
+        .collect();
+    let about = dispatcher
+        .registry()
+        .category_description(category)
+        .map_or_else(String::new, |text| format!("{text} "));
+    let description = format!(
+        "{about}{category} commands; pick one with `action`. {}",
+        lines.join("; ")
+    );
+    let schema = json!({"type": "object", "properties": properties, "required": ["action"]});
+    let all_read_only = entries.iter().all(|entry| !entry.is_mutation());
+    let any_destructive = entries.iter().any(|entry| entry.def().is_destructive());
+    let annotations = ToolAnnotations::with_title(title(category))
+        .read_only(all_read_only)
+        .destructive(any_destructive);
+    (
+        Tool::new(category, description, object(schema)).with_annotations(annotations),
+        Route::Group(category),
+    )
+}
+
 fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
     let mut groups: BTreeMap<&'static str, Vec<&CommandEntry>> = BTreeMap::new();
     let mut ops = Vec::new();
@@ -327,47 +373,7 @@ fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
     }
     let mut tools: Vec<(Tool, Route)> = groups
         .into_iter()
-        .map(|(category, entries)| {
-            let actions: Vec<&str> = entries.iter().map(|entry| entry.name()).collect();
-            let mut properties = serde_json::Map::new();
-            properties.insert("action".into(), json!({"enum": actions}));
-            for entry in &entries {
-                if let Some(fields) = entry
-                    .input_schema()
-                    .get("properties")
-                    .and_then(Value::as_object)
-                {
-                    for (field, schema) in fields {
-                        properties
-                            .entry(field.clone())
-                            .or_insert_with(|| schema.clone());
-                    }
-                }
-            }
-            let lines: Vec<String> = entries
-                .iter()
-                .map(|entry| format!("{}: {}", entry.name(), summary(entry.description())))
-                .collect();
-            let about = dispatcher
-                .registry()
-                .category_description(category)
-                .map_or_else(String::new, |text| format!("{text} "));
-            let description = format!(
-                "{about}{category} commands; pick one with `action`. {}",
-                lines.join("; ")
-            );
-            let schema =
-                json!({"type": "object", "properties": properties, "required": ["action"]});
-            let all_read_only = entries.iter().all(|entry| !entry.is_mutation());
-            let any_destructive = entries.iter().any(|entry| entry.def().is_destructive());
-            let annotations = ToolAnnotations::with_title(title(category))
-                .read_only(all_read_only)
-                .destructive(any_destructive);
-            (
-                Tool::new(category, description, object(schema)).with_annotations(annotations),
-                Route::Group(category),
-            )
-        })
+        .map(|(category, entries)| group_tool(dispatcher, category, &entries))
         .collect();
     tools.extend(ops);
     tools
