@@ -8,6 +8,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::command::CommandDef;
 use crate::dispatch::Dispatcher;
 use crate::error::CommandError;
 use crate::registry::{CommandEntry, TagMode};
@@ -139,6 +140,10 @@ pub struct DiscoverResult {
     /// Where contexts are declared: the active one and the others to enter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextStatus>,
+    /// The commands most likely to follow the session's last call (seed 004's usage
+    /// prediction), when there is a history to go by.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suggested_next: Vec<crate::usage::Suggestion>,
 }
 
 /// Where the session stands among the declared contexts, in afd-discover's result.
@@ -278,6 +283,7 @@ impl Dispatcher {
             Ok(session) => session,
             Err(error) => return CommandResult::failure(error),
         };
+        let session_state = session.clone();
         let contexts = self.registry().contexts();
         let tags = input
             .tag
@@ -378,6 +384,20 @@ impl Dispatcher {
                     })
                     .collect()
             }),
+            suggested_next: input.session.as_deref().map_or_else(Vec::new, |session| {
+                self.usage()
+                    .suggested_next(session, 6)
+                    .into_iter()
+                    .filter(|next| {
+                        self.registry().get(&next.command).is_some_and(|entry| {
+                            self.is_exposed(entry.name())
+                                && (contexts.is_empty()
+                                    || self.allows(session_state.as_deref(), entry.def()))
+                        })
+                    })
+                    .take(3)
+                    .collect()
+            }),
             context: (!contexts.is_empty()).then(|| ContextStatus {
                 active: active.map(|frame| frame.context.clone()),
                 scope: active.map_or_else(Default::default, |frame| frame.scope),
@@ -460,36 +480,42 @@ impl Dispatcher {
             "callable": self.is_exposed(entry.name()),
         });
         let object = detail.as_object_mut().expect("an object");
-        if !def.tags().is_empty() {
-            object.insert("tags".into(), json!(def.tags()));
-        }
-        if let Some(time) = def.execution_time() {
-            object.insert("executionTime".into(), json!(time));
-        }
-        if !def.errors().is_empty() {
-            object.insert("errors".into(), json!(def.errors()));
-        }
         if def.is_destructive() {
             object.insert("destructive".into(), json!(true));
         } else if def.is_mutation() {
             object.insert("destructive".into(), json!(false));
         }
-        if let Some(prompt) = def.confirm_prompt() {
-            object.insert("confirmPrompt".into(), json!(prompt));
-        }
-        if def.is_handoff() {
-            object.insert("handoff".into(), json!(true));
-        }
-        if let Some(protocol) = def.handoff_protocol() {
-            object.insert("handoffProtocol".into(), json!(protocol));
-        }
-        if let Some(version) = def.version() {
-            object.insert("version".into(), json!(version));
-        }
-        if !def.aliases().is_empty() {
-            object.insert("aliases".into(), json!(def.aliases()));
-        }
+        insert_facts(object, def);
         detail
+    }
+}
+
+/// The optional facts of a definition that afd-detail and the exported catalog files
+/// share: tags, execution time, errors, confirmation prompt, hand-off, version, aliases.
+pub(crate) fn insert_facts(object: &mut serde_json::Map<String, Value>, def: &CommandDef) {
+    if !def.tags().is_empty() {
+        object.insert("tags".into(), json!(def.tags()));
+    }
+    if let Some(time) = def.execution_time() {
+        object.insert("executionTime".into(), json!(time));
+    }
+    if !def.errors().is_empty() {
+        object.insert("errors".into(), json!(def.errors()));
+    }
+    if let Some(prompt) = def.confirm_prompt() {
+        object.insert("confirmPrompt".into(), json!(prompt));
+    }
+    if def.is_handoff() {
+        object.insert("handoff".into(), json!(true));
+    }
+    if let Some(protocol) = def.handoff_protocol() {
+        object.insert("handoffProtocol".into(), json!(protocol));
+    }
+    if let Some(version) = def.version() {
+        object.insert("version".into(), json!(version));
+    }
+    if !def.aliases().is_empty() {
+        object.insert("aliases".into(), json!(def.aliases()));
     }
 }
 

@@ -10,6 +10,7 @@ mod context;
 pub mod contexts;
 pub mod dispatch;
 mod error;
+pub mod export;
 mod glue;
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -18,6 +19,7 @@ mod registry;
 mod result;
 pub mod similarity;
 pub mod typescript;
+pub mod usage;
 pub mod validate;
 
 pub use command::{CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, SourceLocation};

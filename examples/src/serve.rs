@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 
 use afd_runtime::mcp::{HttpOptions, McpServer, Strategy};
+use afd_runtime::usage::UsageStats;
 use afd_runtime::{CommandContext, Registry};
 use clap::Parser;
 
@@ -26,6 +27,17 @@ pub struct ServeArgs {
     /// Print the context cost of each strategy (tools and o200k tokens) and exit.
     #[arg(long)]
     pub report: bool,
+    /// Keep usage statistics (what agents call, and what they call next) in this SQLite
+    /// file, so they survive restarts (default: in memory).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_usage")]
+    pub usage_db: Option<std::path::PathBuf>,
+    /// Record no usage statistics.
+    #[arg(long)]
+    pub no_usage: bool,
+    /// Write the catalog as a folder tree (`<category>/<command>.json`, index.json,
+    /// README.md) into this directory and exit.
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<std::path::PathBuf>,
 }
 
 /// What an example app gives the shared command line.
@@ -41,13 +53,21 @@ pub struct App {
 }
 
 fn server(app: &App, strategy: Strategy) -> Result<McpServer, afd_runtime::mcp::BuildError> {
+    server_with(app, strategy, UsageStats::in_memory())
+}
+
+fn server_with(
+    app: &App,
+    strategy: Strategy,
+    usage: UsageStats,
+) -> Result<McpServer, afd_runtime::mcp::BuildError> {
     let names = app.commands.clone();
     McpServer::builder(app.registry)
         .name(app.name)
         .version(env!("CARGO_PKG_VERSION"))
         .strategy(strategy)
         .context(app.context.clone())
-        .dispatch(move |d| d.expose_only(names))
+        .dispatch(move |d| d.expose_only(names).usage(usage))
         .build()
 }
 
@@ -120,7 +140,26 @@ pub async fn run(
     if args.report {
         return print_report(&app).await;
     }
-    let server = server(&app, args.strategy)?;
+    let usage = match (&args.usage_db, args.no_usage) {
+        (_, true) => UsageStats::disabled(),
+        (Some(path), false) => UsageStats::open(path),
+        (None, false) => UsageStats::in_memory(),
+    };
+    let server = server_with(&app, args.strategy, usage)?;
+    if let Some(dir) = &args.export {
+        let dispatcher = server.dispatcher();
+        let summary = afd_runtime::export::export_tree_with(app.registry, dir, |entry| {
+            dispatcher.is_exposed(entry.name())
+        })?;
+        println!(
+            "wrote {} commands in {} categories to {} ({} files)",
+            summary.commands,
+            summary.categories,
+            summary.dir.display(),
+            summary.files.len()
+        );
+        return Ok(());
+    }
     tracing::info!(strategy = %server.strategy(), tools = server.tools().len(), "starting {}", app.name);
     match args.http {
         Some(addr) => {

@@ -32,6 +32,7 @@ use crate::error::{CommandError, codes};
 use crate::registry::{CommandEntry, NameKind, Registry};
 use crate::result::CommandResult;
 use crate::similarity::find_similar;
+use crate::usage::UsageStats;
 
 /// One command execution, as the middleware stack sees it: the definition, the validated
 /// input and the context.
@@ -165,9 +166,19 @@ pub struct DispatcherBuilder {
     stack: CommandService,
     limits: Limits,
     sessions: Option<Sessions>,
+    usage: Option<UsageStats>,
 }
 
 impl DispatcherBuilder {
+    /// Where calls are recorded, for afd-discover's `suggestedNext` and search tie-breaks
+    /// (default: in memory). [`UsageStats::open`] persists them in SQLite;
+    /// [`UsageStats::disabled`] records nothing.
+    #[must_use]
+    pub fn usage(mut self, usage: UsageStats) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
     /// The sessions that hold each agent's active context (default: in memory, with
     /// [`SessionConfig::default`]). Share one [`Sessions`] between dispatchers to share
     /// sessions.
@@ -307,6 +318,7 @@ impl DispatcherBuilder {
                 stack: self.stack,
                 limits: self.limits,
                 sessions: self.sessions.unwrap_or_default(),
+                usage: self.usage.unwrap_or_else(UsageStats::in_memory),
             }),
         })
     }
@@ -324,6 +336,7 @@ struct Inner {
     stack: CommandService,
     limits: Limits,
     sessions: Sessions,
+    usage: UsageStats,
 }
 
 /// Dispatches calls to a registry's commands: the one path shared by the MCP server, the
@@ -367,6 +380,11 @@ impl Dispatcher {
     /// The limits.
     pub fn limits(&self) -> &Limits {
         &self.inner.limits
+    }
+
+    /// The usage statistics calls are recorded in.
+    pub fn usage(&self) -> &UsageStats {
+        &self.inner.usage
     }
 
     pub(crate) fn session_store(&self) -> &Sessions {
@@ -435,6 +453,7 @@ impl DispatcherBuilder {
             stack: HANDLER_STACK.clone(),
             limits: Limits::default(),
             sessions: None,
+            usage: None,
         }
     }
 }
@@ -477,7 +496,17 @@ async fn call(
     ctx: CommandContext,
 ) -> CommandResult<Value> {
     let started = Instant::now();
+    let session = dispatcher.map(|_| ctx.session().map(str::to_owned));
     let mut result = run(registry, dispatcher, limits, stack, name, input, ctx).await;
+    // Every call of a command is recorded under its canonical name (typos are not).
+    if let (Some(dispatcher), Some(session)) = (dispatcher, session)
+        && let Some(resolved) = registry.lookup(name)
+    {
+        let session = session.as_deref().unwrap_or_default();
+        dispatcher
+            .usage()
+            .record_now(session, resolved.entry.name(), result.success);
+    }
     let metadata = result.metadata_mut();
     if metadata.execution_time_ms.is_none() {
         metadata.execution_time_ms = Some(started.elapsed().as_millis() as u64);

@@ -1,0 +1,429 @@
+//! The SQLite store of usage statistics and its background writer.
+//!
+//! Schema version 1 (`PRAGMA user_version`), in WAL mode:
+//!
+//! - `command_usage(command, calls, successes, last_used_ms)`;
+//! - `transitions(from_command, to_command, count)`;
+//! - `co_occurrence(command_a, command_b, count)`, with `command_a < command_b`.
+//!
+//! Writes add deltas (`calls = calls + excluded.calls`), so several processes sharing one
+//! file add up rather than overwrite each other.
+
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior, params};
+
+use super::model::{Delta, Snapshot, from_millis};
+use super::{CommandStats, Shared, UsageError};
+
+/// The schema this code writes.
+const SCHEMA_VERSION: i64 = 1;
+/// How long opening waits for a database another connection holds.
+const OPEN_BUSY_TIMEOUT: Duration = Duration::from_millis(250);
+/// How long a background write waits for a database another connection holds.
+const WRITE_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long [`Writer::flush`] waits for the writer's answer.
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
+
+const SCHEMA_V1: &str = "
+CREATE TABLE IF NOT EXISTS command_usage (
+    command TEXT PRIMARY KEY NOT NULL,
+    calls INTEGER NOT NULL DEFAULT 0,
+    successes INTEGER NOT NULL DEFAULT 0,
+    last_used_ms INTEGER
+);
+CREATE TABLE IF NOT EXISTS transitions (
+    from_command TEXT NOT NULL,
+    to_command TEXT NOT NULL,
+    count INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (from_command, to_command)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS co_occurrence (
+    command_a TEXT NOT NULL,
+    command_b TEXT NOT NULL,
+    count INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (command_a, command_b)
+) WITHOUT ROWID;
+";
+
+/// Why the store could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum OpenError {
+    #[error("cannot create the directory: {0}")]
+    Directory(#[from] std::io::Error),
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("the store has schema version {0}, newer than this program's {SCHEMA_VERSION}")]
+    NewerSchema(i64),
+}
+
+fn to_i64(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+fn to_u64(count: i64) -> u64 {
+    u64::try_from(count).unwrap_or(0)
+}
+
+/// An open, writable store.
+#[derive(Debug)]
+pub(super) struct SqliteStore {
+    conn: Connection,
+}
+
+impl SqliteStore {
+    /// Opens (or creates) the store at `path`, migrates it, and loads what it holds.
+    pub(super) fn open(path: &Path) -> Result<(SqliteStore, Snapshot), OpenError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent)?;
+        }
+        let mut conn = Connection::open(path)?;
+        conn.busy_timeout(OPEN_BUSY_TIMEOUT)?;
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            tracing::debug!(path = %path.display(), %mode, "usage statistics: WAL mode unavailable");
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        migrate(&mut conn)?;
+        let snapshot = load(&conn)?;
+        conn.busy_timeout(WRITE_BUSY_TIMEOUT)?;
+        Ok((SqliteStore { conn }, snapshot))
+    }
+
+    /// Adds `delta` to the stored counts, in one transaction.
+    pub(super) fn write(&mut self, delta: &Delta) -> rusqlite::Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        {
+            let mut commands = tx.prepare_cached(
+                "INSERT INTO command_usage (command, calls, successes, last_used_ms)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (command) DO UPDATE SET
+                     calls = calls + excluded.calls,
+                     successes = successes + excluded.successes,
+                     last_used_ms = max(coalesce(last_used_ms, excluded.last_used_ms),
+                                        excluded.last_used_ms)",
+            )?;
+            for (command, (calls, successes, last)) in &delta.commands {
+                commands.execute(params![command, to_i64(*calls), to_i64(*successes), last])?;
+            }
+            let mut transitions = tx.prepare_cached(
+                "INSERT INTO transitions (from_command, to_command, count) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (from_command, to_command) DO UPDATE SET
+                     count = count + excluded.count",
+            )?;
+            for ((from, to), count) in &delta.transitions {
+                transitions.execute(params![from, to, to_i64(*count)])?;
+            }
+            let mut co = tx.prepare_cached(
+                "INSERT INTO co_occurrence (command_a, command_b, count) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (command_a, command_b) DO UPDATE SET
+                     count = count + excluded.count",
+            )?;
+            for ((a, b), count) in &delta.co_occurrence {
+                co.execute(params![a, b, to_i64(*count)])?;
+            }
+        }
+        tx.commit()
+    }
+}
+
+/// Brings the schema to [`SCHEMA_VERSION`], taking the write lock (which also proves the
+/// file is writable and not held by another process).
+fn migrate(conn: &mut Connection) -> Result<(), OpenError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if version > SCHEMA_VERSION {
+        return Err(OpenError::NewerSchema(version));
+    }
+    if version < 1 {
+        tx.execute_batch(SCHEMA_V1)?;
+    }
+    // Later versions: `if version < 2 { ... }`, each step in this transaction.
+    if version != SCHEMA_VERSION {
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+fn load(conn: &Connection) -> rusqlite::Result<Snapshot> {
+    let mut snapshot = Snapshot::default();
+    let mut stmt =
+        conn.prepare("SELECT command, calls, successes, last_used_ms FROM command_usage")?;
+    let rows = stmt.query_map([], |row| {
+        let last: Option<i64> = row.get(3)?;
+        Ok((
+            row.get::<_, String>(0)?,
+            CommandStats {
+                calls: to_u64(row.get(1)?),
+                successes: to_u64(row.get(2)?),
+                last_used: last.map(from_millis),
+            },
+        ))
+    })?;
+    for row in rows {
+        snapshot.commands.push(row?);
+    }
+    let mut stmt = conn.prepare("SELECT from_command, to_command, count FROM transitions")?;
+    let rows = stmt.query_map([], |row| {
+        Ok((row.get(0)?, row.get(1)?, to_u64(row.get(2)?)))
+    })?;
+    for row in rows {
+        snapshot.transitions.push(row?);
+    }
+    let mut stmt = conn.prepare("SELECT command_a, command_b, count FROM co_occurrence")?;
+    let rows = stmt.query_map([], |row| {
+        Ok((row.get(0)?, row.get(1)?, to_u64(row.get(2)?)))
+    })?;
+    for row in rows {
+        snapshot.co_occurrence.push(row?);
+    }
+    Ok(snapshot)
+}
+
+enum Control {
+    Flush(mpsc::Sender<Result<(), UsageError>>),
+    Shutdown,
+}
+
+/// The background thread that writes pending deltas: every interval, on request, and a
+/// last time when dropped.
+#[derive(Debug)]
+pub(super) struct Writer {
+    control: mpsc::Sender<Control>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Writer {
+    pub(super) fn spawn(
+        store: SqliteStore,
+        shared: Arc<Shared>,
+        interval: Duration,
+    ) -> std::io::Result<Writer> {
+        let (control, requests) = mpsc::channel();
+        let thread = thread::Builder::new()
+            .name("afd-usage-writer".into())
+            .spawn(move || run(store, &shared, &requests, interval))?;
+        Ok(Writer {
+            control,
+            thread: Some(thread),
+        })
+    }
+
+    pub(super) fn flush(&self) -> Result<(), UsageError> {
+        let (ack, answer) = mpsc::channel();
+        self.control
+            .send(Control::Flush(ack))
+            .map_err(|_| UsageError::WriterStopped)?;
+        match answer.recv_timeout(FLUSH_TIMEOUT) {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) => Err(UsageError::Timeout),
+            Err(RecvTimeoutError::Disconnected) => Err(UsageError::WriterStopped),
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        // A send error means the thread is gone already; joining still reaps it.
+        let _ = self.control.send(Control::Shutdown);
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+        {
+            tracing::warn!("usage statistics: the store writer panicked");
+        }
+    }
+}
+
+fn run(
+    mut store: SqliteStore,
+    shared: &Shared,
+    requests: &mpsc::Receiver<Control>,
+    interval: Duration,
+) {
+    let mut failures: u64 = 0;
+    loop {
+        let request = match requests.recv_timeout(interval) {
+            Ok(request) => Some(request),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => Some(Control::Shutdown),
+        };
+        let result = write_pending(&mut store, shared, &mut failures);
+        match request {
+            Some(Control::Flush(ack)) => {
+                // The caller may have given up waiting; nothing to do then.
+                let _ = ack.send(result);
+            }
+            Some(Control::Shutdown) => {
+                if let Err(error) = result {
+                    tracing::warn!(%error, "usage statistics: the last write failed; recent counts are lost");
+                }
+                return;
+            }
+            None => {}
+        }
+    }
+}
+
+/// Takes what changed and writes it; on failure puts it back for the next attempt.
+fn write_pending(
+    store: &mut SqliteStore,
+    shared: &Shared,
+    failures: &mut u64,
+) -> Result<(), UsageError> {
+    let delta = match shared.lock().pending.as_mut() {
+        Some(pending) if !pending.is_empty() => std::mem::take(pending),
+        _ => return Ok(()),
+    };
+    match store.write(&delta) {
+        Ok(()) => {
+            *failures = 0;
+            Ok(())
+        }
+        Err(error) => {
+            *failures += 1;
+            // Warn on the first failure of a streak, then now and then.
+            if failures.is_power_of_two() {
+                tracing::warn!(%error, failures = *failures, "usage statistics: write failed; will retry");
+            }
+            if let Some(pending) = shared.lock().pending.as_mut() {
+                pending.merge(delta);
+            }
+            Err(UsageError::Store(error.to_string()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::time::SystemTime;
+
+    use super::super::UsageStats;
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "afd-usage-unit-{}-{}-{name}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn persists_and_reloads() {
+        let dir = temp_dir("reload");
+        let path = dir.join("nested").join("usage.db");
+        {
+            let usage = UsageStats::open(&path);
+            assert!(usage.is_persistent());
+            usage.record("s", "a", SystemTime::now(), true);
+            usage.record("s", "b", SystemTime::now(), false);
+            usage.flush().unwrap();
+            usage.record("s", "a", SystemTime::now(), true);
+        }
+        let usage = UsageStats::open(&path);
+        assert!(usage.is_persistent());
+        assert_eq!(usage.stats("a").unwrap().calls, 2);
+        assert_eq!(usage.stats("b").unwrap().successes, 0);
+        assert_eq!(usage.next_after("a", 3)[0].command, "b");
+        assert_eq!(usage.next_after("b", 3)[0].command, "a");
+        assert_eq!(usage.related("a", 3)[0].count, 1);
+        assert!(
+            usage.suggested_next("s", 3).is_empty(),
+            "sessions are not persisted"
+        );
+        let conn = Connection::open(&path).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        drop(conn);
+        drop(usage);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_newer_schema_is_left_alone() {
+        let dir = temp_dir("newer");
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("usage.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+        drop(conn);
+        let usage = UsageStats::open(&path);
+        assert!(!usage.is_persistent());
+        usage.record("s", "a", SystemTime::now(), true);
+        assert_eq!(usage.stats("a").unwrap().calls, 1);
+        drop(usage);
+        let conn = Connection::open(&path).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, 99);
+        drop(conn);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_locked_store_degrades_to_memory() {
+        let dir = temp_dir("locked");
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("usage.db");
+        let holder = Connection::open(&path).unwrap();
+        holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        let usage = UsageStats::open(&path);
+        assert!(!usage.is_persistent());
+        usage.record("s", "a", SystemTime::now(), true);
+        assert_eq!(usage.stats("a").unwrap().calls, 1);
+        holder.execute_batch("ROLLBACK").unwrap();
+        drop(holder);
+        drop(usage);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn writes_in_the_background() {
+        let dir = temp_dir("background");
+        let path = dir.join("usage.db");
+        let usage = UsageStats::builder()
+            .path(&path)
+            .flush_interval(Duration::from_millis(10))
+            .build();
+        usage.record("s", "a", SystemTime::now(), true);
+        let conn = Connection::open(&path).unwrap();
+        let mut calls = 0;
+        for _ in 0..500 {
+            calls = conn
+                .query_row(
+                    "SELECT coalesce(sum(calls), 0) FROM command_usage",
+                    [],
+                    |row| row.get(0),
+                )
+                .unwrap();
+            if calls == 1 {
+                break;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(calls, 1);
+        drop(conn);
+        drop(usage);
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
