@@ -267,21 +267,39 @@ fn example_6_tag_filtering() {
 }
 
 #[test]
-fn search_needs_every_word_somewhere() {
+fn search_ranks_by_relevance_with_a_score_per_command() {
     let data = server()
         .discover(json!({"search": "create USER"}))
         .data
         .unwrap();
-    assert_eq!(names(&data), ["user-create"]);
+    let found = names(&data);
+    assert_eq!(
+        found[0], "user-create",
+        "both words, in the name: {found:?}"
+    );
+    let scores: Vec<f64> = data["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert!(
+        scores[0] > scores[1],
+        "a full match beats a partial one: {scores:?}"
+    );
     assert_eq!(
         server().discover(json!({"search": "zebra"})).data.unwrap()["filtered"],
         0
     );
+    // Filters still apply to the ranked matches; without a search there is no score.
     let combined = server()
         .discover(json!({"search": "cancel", "tag": "billing", "category": "order"}))
         .data
         .unwrap();
     assert_eq!(names(&combined), ["order-cancel"]);
+    let browsing = server().discover(json!({})).data.unwrap();
+    assert!(browsing["commands"][0].get("score").is_none());
 }
 
 #[test]

@@ -40,9 +40,12 @@ impl OneOrMany {
     }
 }
 
-fn default_limit() -> usize {
-    50
-}
+/// Page size when browsing.
+pub const BROWSE_LIMIT: usize = 50;
+/// Page size of a search: the best matches, not the long tail.
+pub const SEARCH_LIMIT: usize = 10;
+/// A search keeps the matches scoring at least this share of the best one's score.
+pub const RELEVANCE_FLOOR: f32 = 0.25;
 
 /// How much afd-discover says of each command (seed 004's three levels).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
@@ -70,7 +73,9 @@ pub struct DiscoverInput {
     /// How several tags combine (default any).
     #[serde(default)]
     pub tag_mode: TagMode,
-    /// Words that must all appear in the name or description.
+    /// What the agent is looking for, in its own words: ranks the commands by relevance
+    /// (names, descriptions, categories, tags and parameters; word forms, synonyms and
+    /// typos tolerated).
     #[serde(default)]
     pub search: Option<String>,
     /// Include each command's mutation flag.
@@ -79,9 +84,9 @@ pub struct DiscoverInput {
     /// How much to say of each command (default `summary`).
     #[serde(default)]
     pub detail: DetailLevel,
-    /// Page size, 1 to 200 (default 50).
-    #[serde(default = "default_limit")]
-    pub limit: usize,
+    /// Page size, 1 to 200 (default 50, or 10 for a search).
+    #[serde(default)]
+    pub limit: Option<usize>,
     /// Commands to skip.
     #[serde(default)]
     pub offset: usize,
@@ -153,8 +158,9 @@ pub struct ContextStatus {
     /// The active context (none: every command is listed, or only universal ones when the
     /// server keeps a lobby).
     pub active: Option<String>,
-    /// The scope in force.
-    pub scope: crate::contexts::Scope,
+    /// The scope in force, when a context is active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<crate::contexts::Scope>,
     /// Every declared context; enter one with afd-context-enter.
     pub available: Vec<String>,
 }
@@ -254,14 +260,6 @@ pub fn summary(description: &str) -> String {
     cut
 }
 
-fn matches_search(entry: &CommandEntry, words: &[String]) -> bool {
-    if words.is_empty() {
-        return true;
-    }
-    let haystack = format!("{} {}", entry.name(), entry.description()).to_lowercase();
-    words.iter().all(|word| haystack.contains(word.as_str()))
-}
-
 fn has_tags(entry: &CommandEntry, tags: &[&str], mode: TagMode) -> bool {
     let own = entry.tags();
     match mode {
@@ -290,33 +288,48 @@ impl Dispatcher {
             .as_ref()
             .map(OneOrMany::as_slice)
             .unwrap_or_default();
-        let words: Vec<String> = input
+        let query = input
             .search
             .as_deref()
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(str::to_lowercase)
-            .collect();
-        let matching: Vec<&CommandEntry> = self
-            .exposed_entries()
-            .filter(|entry| {
-                input
-                    .category
-                    .as_deref()
-                    .is_none_or(|category| entry.category() == category)
-            })
-            .filter(|entry| tags.is_empty() || has_tags(entry, &tags, input.tag_mode))
-            .filter(|entry| matches_search(entry, &words))
-            .filter(|entry| contexts.is_empty() || self.allows(session.as_deref(), entry.def()))
-            .collect();
+            .map(str::trim)
+            .filter(|query| !query.is_empty());
+        let keep = |entry: &CommandEntry| {
+            input
+                .category
+                .as_deref()
+                .is_none_or(|category| entry.category() == category)
+                && (tags.is_empty() || has_tags(entry, &tags, input.tag_mode))
+                && (contexts.is_empty() || self.allows(session.as_deref(), entry.def()))
+        };
+        // With a search, relevance order (and a score per command); without, the catalog's.
+        let matching: Vec<(&CommandEntry, Option<f32>)> = match query {
+            Some(query) => {
+                let hits = self.search(query, self.exposed_count());
+                let floor = hits.first().map_or(0.0, |(_, best)| best * RELEVANCE_FLOOR);
+                hits.into_iter()
+                    .filter(|(entry, score)| *score >= floor && keep(entry))
+                    .map(|(entry, score)| (entry, Some(score)))
+                    .collect()
+            }
+            None => self
+                .exposed_entries()
+                .filter(|entry| keep(entry))
+                .map(|entry| (entry, None))
+                .collect(),
+        };
         let total = self.exposed_count();
-        let browsing = input.category.is_none() && tags.is_empty() && words.is_empty();
+        let browsing = input.category.is_none() && tags.is_empty() && query.is_none();
+        let limit = input.limit.unwrap_or(if query.is_some() {
+            SEARCH_LIMIT
+        } else {
+            BROWSE_LIMIT
+        });
         let filtered = matching.len();
         let commands: Vec<CommandSummary> = matching
             .iter()
             .skip(input.offset)
-            .take(input.limit)
-            .map(|entry| {
+            .take(limit)
+            .map(|&(entry, score)| {
                 let full = input.detail == DetailLevel::Full;
                 let described = input.detail != DetailLevel::Name;
                 CommandSummary {
@@ -325,7 +338,7 @@ impl Dispatcher {
                     category: described.then(|| entry.category().to_owned()),
                     mutation: (input.include_mutation || full).then(|| entry.is_mutation()),
                     input_schema: full.then(|| entry.input_schema().clone()),
-                    score: None,
+                    score: score.map(|score| (f64::from(score) * 100.0).round() / 100.0),
                 }
             })
             .collect();
@@ -352,7 +365,7 @@ impl Dispatcher {
         if has_more {
             reasoning.push_str(&format!(
                 ". Use offset: {} to see more.",
-                input.offset + input.limit
+                input.offset + limit
             ));
         }
         let data = DiscoverResult {
@@ -400,7 +413,7 @@ impl Dispatcher {
             }),
             context: (!contexts.is_empty()).then(|| ContextStatus {
                 active: active.map(|frame| frame.context.clone()),
-                scope: active.map_or_else(Default::default, |frame| frame.scope),
+                scope: active.map(|frame| frame.scope),
                 available: contexts.iter().map(|c| c.name().to_owned()).collect(),
             }),
         };

@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod middleware;
 mod registry;
 mod result;
+pub mod search;
 pub mod similarity;
 pub mod typescript;
 pub mod usage;

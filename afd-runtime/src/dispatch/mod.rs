@@ -31,6 +31,7 @@ use crate::contexts::{SessionConfig, Sessions};
 use crate::error::{CommandError, codes};
 use crate::registry::{CommandEntry, NameKind, Registry};
 use crate::result::CommandResult;
+use crate::search::{Document, SearchIndex};
 use crate::similarity::find_similar;
 use crate::usage::UsageStats;
 
@@ -319,6 +320,7 @@ impl DispatcherBuilder {
                 limits: self.limits,
                 sessions: self.sessions.unwrap_or_default(),
                 usage: self.usage.unwrap_or_else(UsageStats::in_memory),
+                search: std::sync::OnceLock::new(),
             }),
         })
     }
@@ -337,6 +339,8 @@ struct Inner {
     limits: Limits,
     sessions: Sessions,
     usage: UsageStats,
+    /// The ranked-search index over `listing`, built on first use.
+    search: std::sync::OnceLock<SearchIndex>,
 }
 
 /// Dispatches calls to a registry's commands: the one path shared by the MCP server, the
@@ -380,6 +384,31 @@ impl Dispatcher {
     /// The limits.
     pub fn limits(&self) -> &Limits {
         &self.inner.limits
+    }
+
+    /// The search index over the exposed commands (in [`exposed_entries`] order), built
+    /// on first use.
+    ///
+    /// [`exposed_entries`]: Dispatcher::exposed_entries
+    pub fn search_index(&self) -> &SearchIndex {
+        self.inner
+            .search
+            .get_or_init(|| SearchIndex::build(self.exposed_entries().map(Document::from_entry)))
+    }
+
+    /// The exposed commands matching `query`, best first with their relevance, at most
+    /// `limit`; equal scores are ordered by how often each command was called.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<(&CommandEntry, f32)> {
+        let commands = self.inner.registry.commands();
+        let listing = &self.inner.listing;
+        let usage = &self.inner.usage;
+        self.search_index()
+            .search_with(query, limit, |doc| {
+                usage.popularity(commands[listing[doc]].name())
+            })
+            .into_iter()
+            .map(|hit| (&commands[listing[hit.doc]], hit.score))
+            .collect()
     }
 
     /// The usage statistics calls are recorded in.

@@ -1,0 +1,49 @@
+//! Ranked, typo-tolerant search over a command catalog (what afd-discover's `search` uses).
+//!
+//! A [`SearchIndex`] is built once from [`Document`]s, the searchable text of each command
+//! by field, and answers free-text queries with [`Hit`]s, best first. Ranking is BM25F
+//! over the fields (name words weigh most, then aliases and title, category and tags, the
+//! description, parameters) on Snowball stems of words split from any case style, with
+//! stop words dropped, a table of general software synonyms ("erase" finds a delete
+//! command, at a lower weight than the word itself), typo correction of words the catalog
+//! does not know, and lexical signals on top of BM25F (query coverage, name and category
+//! coverage, read or write intent, bigrams, lower weight for the later steps of "do A, then
+//! B"). See [`index`] for the details. Build cost and search time are measured by
+//! `cargo bench -p afd-runtime --no-default-features --bench search`.
+//!
+//! ```
+//! use afd_runtime::search::{Document, SearchIndex};
+//! let docs = vec![
+//!     Document::new("todo-create", "Create a todo item."),
+//!     Document::new("todo-delete", "Delete a todo item."),
+//!     Document::new("todo-list", "List the todo items, newest first."),
+//! ];
+//! let index = SearchIndex::build(docs);
+//! assert_eq!(index.search("remove a todo", 3)[0].doc, 1); // a synonym
+//! assert_eq!(index.search("creating todos", 3)[0].doc, 0); // word forms
+//! assert_eq!(index.search("delte", 3)[0].doc, 1); // a typo
+//! assert!(index.search("   ", 3).is_empty());
+//! ```
+
+pub mod document;
+pub mod index;
+mod query;
+pub mod synonyms;
+pub mod tokenize;
+pub mod typo;
+
+pub use document::{Document, params_from_schema};
+pub use index::SearchIndex;
+pub use query::{LATER_STEP_WEIGHT, SYNONYM_WEIGHT, TWO_EDIT_TYPO_WEIGHT, TYPO_WEIGHT};
+
+/// Queries are cut to this many bytes (at a character boundary) before analysis.
+pub const MAX_QUERY_BYTES: usize = 1024;
+
+/// One search result.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// The document's position in the order the index was built from.
+    pub doc: usize,
+    /// Its relevance, higher is better; comparable only within one search.
+    pub score: f32,
+}

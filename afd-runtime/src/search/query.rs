@@ -1,0 +1,388 @@
+//! Query analysis: the query's words become *concepts*, each a set of index terms that
+//! satisfy it (its own stem, its synonyms, corrections of a typo) with a weight each.
+//!
+//! Besides the plain words, analysis recognises:
+//! - **compounds written apart**: two adjacent words whose concatenation the vocabulary
+//!   knows ("on call" for `oncall`, "data source" for `datasource`) become that word;
+//! - **camel case**: `localStorage` stays whole when the vocabulary knows it, else its
+//!   parts are searched;
+//! - **synonym phrases**: "sign in", "how many", "pull request";
+//! - **steps**: in "do A, then do B" the words after `then` weigh less, since the first
+//!   step is the command wanted now;
+//! - **read or write intent**: the first word that asks to read ("show", "which") or to
+//!   change something ("create", "remove").
+
+use super::MAX_QUERY_BYTES;
+use super::document::truncate;
+use super::index::{SearchIndex, bigram_key};
+use super::synonyms::SynonymTable;
+use super::tokenize::{self, Piece};
+
+/// The weight of a match through a synonym, relative to the query's own word.
+pub const SYNONYM_WEIGHT: f32 = 0.6;
+/// The weight of a typo correction one edit away.
+pub const TYPO_WEIGHT: f32 = 0.8;
+/// The weight of a typo correction two edits away.
+pub const TWO_EDIT_TYPO_WEIGHT: f32 = 0.6;
+/// The weight of the words of later steps ("..., then ...").
+pub const LATER_STEP_WEIGHT: f32 = 0.2;
+/// Most words read from a query.
+const MAX_WORDS: usize = 64;
+/// Most concepts searched for.
+const MAX_CONCEPTS: usize = 32;
+/// Most typo corrections tried per word.
+const MAX_CORRECTIONS: usize = 3;
+
+/// One thing the query asks for.
+#[derive(Debug, Clone)]
+pub(crate) struct Concept {
+    /// Its weight in the query (lower in later steps).
+    pub weight: f32,
+    /// The largest `idf * weight` among its expansions: what matching it is worth to the
+    /// coverage share.
+    pub idf: f32,
+    /// The largest weight among its expansions.
+    pub top: f32,
+    /// `(term, weight)`: the terms that satisfy it, each term once.
+    pub expansions: Vec<(u32, f32)>,
+}
+
+/// An analysed query.
+#[derive(Debug, Default)]
+pub(crate) struct Query {
+    pub concepts: Vec<Concept>,
+    /// `(bigram key, weight)` of adjacent concepts.
+    pub bigrams: Vec<(u64, f32)>,
+    /// Every term that satisfies some concept with its best weight, sorted by term.
+    pub matches: Vec<(u32, f32)>,
+    /// Whether the query asks to read (`Some(true)`: "show ...", "which ...?") or to change
+    /// something (`Some(false)`: "create ...", "remove ..."), by its first word that says.
+    pub read_intent: Option<bool>,
+}
+
+/// Words that ask to read: questions and reading verbs.
+const READ_CUES: &[&str] = &[
+    "what",
+    "which",
+    "who",
+    "whose",
+    "where",
+    "when",
+    "how",
+    "why",
+    "show",
+    "list",
+    "get",
+    "find",
+    "search",
+    "view",
+    "see",
+    "look",
+    "read",
+    "fetch",
+    "retrieve",
+    "display",
+    "describe",
+    "explain",
+    "count",
+    "inspect",
+    "lookup",
+    "browse",
+    "check",
+    "summarize",
+    "summarise",
+    "compare",
+    "give",
+    "tell",
+];
+
+/// Verbs that ask for a change.
+const WRITE_CUES: &[&str] = &[
+    "create", "add", "new", "make", "insert", "update", "edit", "modify", "change", "set",
+    "delete", "remove", "erase", "destroy", "drop", "move", "rename", "copy", "send", "post",
+    "publish", "write", "save", "store", "persist", "put", "upload", "attach", "assign", "merge",
+    "apply", "push", "run", "execute", "start", "stop", "cancel", "close", "finish", "complete",
+    "finalize", "mark", "link", "tag", "label", "archive", "restore", "reset", "revert", "undo",
+    "refund", "respond", "reply", "comment", "invite", "approve", "reject", "enable", "disable",
+    "schedule", "record", "append", "replace", "lock", "unlock", "deploy", "install", "register",
+    "submit", "trigger", "fill", "click", "type", "press", "navigate", "open", "upgrade", "import",
+    "transfer", "pay", "charge", "resolve", "spin", "launch",
+];
+
+/// The stems of [`READ_CUES`] and [`WRITE_CUES`], sorted.
+fn cue_stems() -> &'static (Vec<String>, Vec<String>) {
+    static STEMS: std::sync::LazyLock<(Vec<String>, Vec<String>)> =
+        std::sync::LazyLock::new(|| {
+            let stems = |words: &[&str]| {
+                let mut out: Vec<String> = words
+                    .iter()
+                    .map(|w| tokenize::stem(w).into_owned())
+                    .collect();
+                out.sort();
+                out.dedup();
+                out
+            };
+            (stems(READ_CUES), stems(WRITE_CUES))
+        });
+    &STEMS
+}
+
+/// Read or write intent, from the first word that is a cue of either.
+fn read_intent(words: &[Word]) -> Option<bool> {
+    let (read, write) = cue_stems();
+    for word in words.iter().filter(|word| word.step >= 1.0) {
+        let stem = tokenize::stem(&word.text);
+        if read.binary_search_by(|s| s.as_str().cmp(&stem)).is_ok() {
+            return Some(true);
+        }
+        if write.binary_search_by(|s| s.as_str().cmp(&stem)).is_ok() {
+            return Some(false);
+        }
+    }
+    None
+}
+
+struct Word {
+    text: String,
+    /// Weight of its step.
+    step: f32,
+    /// Taken by a compound or a phrase.
+    consumed: bool,
+}
+
+/// The words of the query, lowercase, stop words included, with their step weights.
+fn words(index: &SearchIndex, text: &str) -> Vec<Word> {
+    let mut words: Vec<Word> = Vec::new();
+    let mut parts = 0usize;
+    tokenize::for_each_word(text, |word, piece| {
+        if words.len() >= MAX_WORDS {
+            return;
+        }
+        match piece {
+            Piece::Whole => parts = 0,
+            Piece::Part => parts += 1,
+            Piece::Compound => {
+                // `localStorage`: keep it whole when the vocabulary knows the whole.
+                if index.word_id(word).is_some() {
+                    words.truncate(words.len().saturating_sub(parts));
+                } else {
+                    parts = 0;
+                    return;
+                }
+                parts = 0;
+            }
+        }
+        words.push(Word {
+            text: word.to_owned(),
+            step: 1.0,
+            consumed: false,
+        });
+    });
+    // Steps: words after "then" (or "afterwards", "after that") once something was asked.
+    let mut step = 1.0;
+    let mut content_seen = false;
+    for at in 0..words.len() {
+        let text = words[at].text.as_str();
+        let next = words.get(at + 1).map(|w| w.text.as_str());
+        if content_seen
+            && (text == "then" || text == "afterwards" || (text == "after" && next == Some("that")))
+        {
+            step = LATER_STEP_WEIGHT;
+        }
+        content_seen |= !tokenize::is_stop_word(text);
+        words[at].step = step;
+    }
+    words
+}
+
+/// Analyses `text` against the vocabulary of `index`.
+pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
+    let text = truncate(text, MAX_QUERY_BYTES);
+    let mut words = words(index, text);
+    let table = SynonymTable::builtin();
+    let mut query = Query {
+        read_intent: read_intent(&words),
+        ..Query::default()
+    };
+    let mut stems: Vec<String> = Vec::new();
+    // Main term of each word concept in query order, for bigrams.
+    let mut sequence: Vec<(u32, f32)> = Vec::new();
+    let mut corrections = Vec::new();
+
+    // Phrases of the synonym table, stop words included ("sign in", "how many").
+    let longest = table.longest_phrase();
+    for start in 0..words.len() {
+        for len in 2..=longest.min(words.len() - start) {
+            let window: Vec<&str> = words[start..start + len]
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect();
+            let synonyms = table.of_phrase(&window);
+            if synonyms.is_empty() {
+                continue;
+            }
+            let mut expansions = Vec::new();
+            for stem in synonyms {
+                if let Some(term) = index.term_of_stem(stem) {
+                    push_max(&mut expansions, term, SYNONYM_WEIGHT);
+                }
+            }
+            let step = words[start].step;
+            // A phrase with a stop word ("log in", "check in") means something else than
+            // its content word alone: the phrase replaces it. Otherwise ("pull request")
+            // the words are searched too.
+            let idiom = window.iter().any(|word| tokenize::is_stop_word(word));
+            if add_concept(&mut query, index, step, expansions) && idiom {
+                for word in &mut words[start..start + len] {
+                    word.consumed = true;
+                }
+            }
+        }
+    }
+
+    let mut at = 0;
+    while at < words.len() && query.concepts.len() < MAX_CONCEPTS {
+        if words[at].consumed {
+            at += 1;
+            continue;
+        }
+        // Two words whose concatenation the vocabulary knows: "on call" -> "oncall".
+        if let Some(next) = words.get(at + 1).filter(|next| !next.consumed) {
+            let joined = format!("{}{}", words[at].text, next.text);
+            if joined.chars().count() >= 5
+                && !tokenize::is_stop_word(&joined)
+                && index.word_id(&joined).is_some()
+            {
+                let step = words[at].step.max(next.step);
+                if let Some(term) = word_concept(
+                    index,
+                    table,
+                    &joined,
+                    step,
+                    &mut stems,
+                    &mut query,
+                    &mut corrections,
+                ) {
+                    sequence.push((term, step));
+                }
+                at += 2;
+                continue;
+            }
+        }
+        let word = &words[at];
+        if !tokenize::is_stop_word(&word.text)
+            && let Some(term) = word_concept(
+                index,
+                table,
+                &word.text,
+                word.step,
+                &mut stems,
+                &mut query,
+                &mut corrections,
+            )
+        {
+            sequence.push((term, word.step));
+        }
+        at += 1;
+    }
+
+    for pair in sequence.windows(2) {
+        let ((first, step_a), (second, step_b)) = (pair[0], pair[1]);
+        if first != second {
+            let weight = step_a.min(step_b) * (index.idf(first) + index.idf(second)) / 2.0;
+            query.bigrams.push((bigram_key(first, second), weight));
+        }
+    }
+    for concept in &query.concepts {
+        for &(term, weight) in &concept.expansions {
+            query.matches.push((term, weight * concept.weight));
+        }
+    }
+    query
+        .matches
+        .sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    query.matches.dedup_by_key(|entry| entry.0);
+    query
+}
+
+/// Adds the concept of one query word; returns its main term when it has one.
+fn word_concept(
+    index: &SearchIndex,
+    table: &SynonymTable,
+    word: &str,
+    step: f32,
+    stems: &mut Vec<String>,
+    query: &mut Query,
+    corrections: &mut Vec<(u32, usize)>,
+) -> Option<u32> {
+    let stem = tokenize::stem(word).into_owned();
+    if stems.contains(&stem) {
+        return None;
+    }
+    let mut expansions: Vec<(u32, f32)> = Vec::new();
+    // Stems whose synonyms count, with the weight they carry.
+    let mut sources: Vec<(String, f32)> = Vec::new();
+    if let Some(term) = index.term_of_stem(&stem) {
+        expansions.push((term, 1.0));
+    } else if index.word_id(word).is_none() {
+        index.corrections(word, MAX_CORRECTIONS, corrections);
+        for &(id, distance) in corrections.iter() {
+            let weight = if distance <= 1 {
+                TYPO_WEIGHT
+            } else {
+                TWO_EDIT_TYPO_WEIGHT
+            };
+            push_max(&mut expansions, index.term_of_word(id), weight);
+            sources.push((tokenize::stem(index.word_text(id)).into_owned(), weight));
+        }
+    }
+    sources.insert(0, (stem.clone(), 1.0));
+    for (source, weight) in &sources {
+        for synonym in table.of_stem(source) {
+            if let Some(term) = index.term_of_stem(synonym) {
+                push_max(&mut expansions, term, SYNONYM_WEIGHT * weight);
+            }
+        }
+    }
+    stems.push(stem);
+    let main = expansions.first().map(|&(term, _)| term);
+    if add_concept(query, index, step, expansions) {
+        main
+    } else {
+        None
+    }
+}
+
+/// Adds a concept when it has terms; returns whether it did.
+fn add_concept(
+    query: &mut Query,
+    index: &SearchIndex,
+    step: f32,
+    expansions: Vec<(u32, f32)>,
+) -> bool {
+    if expansions.is_empty() || query.concepts.len() >= MAX_CONCEPTS {
+        return false;
+    }
+    let idf = expansions
+        .iter()
+        .map(|&(term, weight)| index.idf(term) * weight)
+        .fold(0.0, f32::max);
+    let top = expansions
+        .iter()
+        .map(|&(_, weight)| weight)
+        .fold(0.0, f32::max);
+    query.concepts.push(Concept {
+        weight: step,
+        idf,
+        top,
+        expansions,
+    });
+    true
+}
+
+fn push_max(expansions: &mut Vec<(u32, f32)>, term: u32, weight: f32) {
+    match expansions.iter_mut().find(|(t, _)| *t == term) {
+        Some(entry) => entry.1 = entry.1.max(weight),
+        None => expansions.push((term, weight)),
+    }
+}

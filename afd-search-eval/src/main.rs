@@ -1,0 +1,103 @@
+//! `afd-search-eval --catalogs DIR --queries FILE.jsonl`: builds the search index the MCP
+//! server uses over every `DIR/*.json` tool catalog and prints, for each query, one JSON
+//! line `{"id": ..., "ranked": ["server/tool", ...]}` (the top 10), the format that
+//! `shared/eval/score.py` scores.
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use afd_runtime::search::{Document, SearchIndex};
+use clap::Parser;
+use serde_json::{Value, json};
+
+/// How many tools each query line ranks.
+const TOP: usize = 10;
+
+/// Ranks MCP tool catalogs against a query set with afd-runtime's search index.
+#[derive(Debug, Parser)]
+#[command(name = "afd-search-eval", version)]
+struct Args {
+    /// Folder of catalogs: `{"server", "tools": [{"name", "title"?, "description",
+    /// "inputSchema"}]}`, one per `*.json` file; a tool's id is `<file stem>/<tool name>`.
+    #[arg(long, value_name = "DIR")]
+    catalogs: PathBuf,
+    /// Queries, one JSON object a line with at least `id` and `query`.
+    #[arg(long, value_name = "FILE.jsonl")]
+    queries: PathBuf,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("afd-search-eval: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let (ids, docs) = load_catalogs(&args.catalogs)?;
+    let index = SearchIndex::build(docs);
+    let queries = fs::read_to_string(&args.queries)
+        .map_err(|e| format!("cannot read {}: {e}", args.queries.display()))?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for (number, line) in queries.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let query: Value = serde_json::from_str(line)
+            .map_err(|e| format!("{}:{}: {e}", args.queries.display(), number + 1))?;
+        let text = query
+            .get("query")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let ranked: Vec<&str> = index
+            .search(text, TOP)
+            .iter()
+            .map(|hit| ids[hit.doc].as_str())
+            .collect();
+        let id = query.get("id").cloned().unwrap_or(Value::Null);
+        writeln!(out, "{}", json!({"id": id, "ranked": ranked}))
+            .map_err(|e| format!("cannot write: {e}"))?;
+    }
+    out.flush().map_err(|e| format!("cannot write: {e}"))
+}
+
+/// Every tool of every `*.json` catalog in `dir` (files in name order): ids
+/// `<file stem>/<tool name>` and documents whose category is the file stem.
+fn load_catalogs(dir: &Path) -> Result<(Vec<String>, Vec<Document>), String> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    files.sort();
+    let mut ids = Vec::new();
+    let mut docs = Vec::new();
+    for path in files {
+        let stem = path
+            .file_stem()
+            .and_then(|stem| stem.to_str())
+            .ok_or_else(|| format!("{}: file name is not UTF-8", path.display()))?;
+        let text = fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let catalog: Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let tools = catalog
+            .get("tools")
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("{}: no \"tools\" array", path.display()))?;
+        for tool in tools {
+            if let Some(doc) = Document::from_mcp_tool(stem, tool) {
+                ids.push(format!("{stem}/{}", doc.name));
+                docs.push(doc);
+            }
+        }
+    }
+    Ok((ids, docs))
+}
