@@ -1,0 +1,361 @@
+//! End to end over real transports: an rmcp client drives a server process over stdio
+//! and streamable HTTP and times afd-call of a trivial command (median and p99 of
+//! sequential round trips; throughput with 1, 8 and 64 calls in flight), then reads the
+//! server's resident memory. The same workload runs against the reference TypeScript
+//! server's lazy strategy over stdio (`../shared/peer/afd-ts`, built by its `setup.sh`);
+//! without node, or without that build, that column is skipped and the output says why.
+//!
+//! `cargo run -p afd-bench --release --features full --bin e2e -- --commands 80,2000`
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use afd_bench::client::{self, Connection, Error};
+use afd_bench::{Stats, human, thousands, workload};
+use clap::Parser;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Round-trip latency, throughput and memory of MCP servers over stdio and HTTP.
+#[derive(Debug, Parser)]
+struct Args {
+    /// Catalog sizes (the servers are started once per size).
+    #[arg(long, value_delimiter = ',', default_values_t = [80, 2_000])]
+    commands: Vec<usize>,
+    /// Sequential calls timed one by one for the latency figures.
+    #[arg(long, default_value_t = 2_000)]
+    calls: usize,
+    /// Seconds each throughput run lasts.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Calls in flight for the throughput runs.
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 8, 64])]
+    concurrency: Vec<usize>,
+    /// This crate's `serve` binary (default: beside this one).
+    #[arg(long)]
+    server: Option<PathBuf>,
+    /// The reference server's directory (built with its setup.sh).
+    #[arg(long, default_value = "../shared/peer/afd-ts")]
+    reference: PathBuf,
+    /// Skip the reference server.
+    #[arg(long)]
+    no_reference: bool,
+    /// Append the figures as JSON lines to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// What one server under one transport measured.
+struct Run {
+    server: &'static str,
+    transport: &'static str,
+    commands: usize,
+    startup: Duration,
+    latency: Stats,
+    throughput: Vec<(usize, f64)>,
+    memory_kib: Option<(u64, u64)>,
+}
+
+async fn workload(
+    connection: &Connection,
+    args: &Args,
+) -> Result<(Stats, Vec<(usize, f64)>), Error> {
+    let peer = connection.peer();
+    let arguments = json!({"command": workload::TRIVIAL, "input": workload::trivial_input()});
+    let first = client::call(&peer, "afd-call", &arguments).await?;
+    if first.is_error == Some(true) {
+        return Err(format!("afd-call failed: {}", client::text(&first)).into());
+    }
+    for _ in 0..200 {
+        client::call(&peer, "afd-call", &arguments).await?;
+    }
+    let mut samples = Vec::with_capacity(args.calls);
+    for _ in 0..args.calls {
+        let started = Instant::now();
+        client::call(&peer, "afd-call", &arguments).await?;
+        samples.push(started.elapsed());
+    }
+    let latency = Stats::of(&mut samples);
+    let mut throughput = Vec::new();
+    for &inflight in &args.concurrency {
+        let done = Arc::new(AtomicUsize::new(0));
+        let started = Instant::now();
+        let deadline = started + Duration::from_secs_f64(args.seconds);
+        let tasks: Vec<_> = (0..inflight)
+            .map(|_| {
+                let peer = peer.clone();
+                let done = done.clone();
+                let arguments = arguments.clone();
+                tokio::spawn(async move {
+                    while Instant::now() < deadline {
+                        client::call(&peer, "afd-call", &arguments).await?;
+                        done.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok::<(), Error>(())
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await??;
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        throughput.push((inflight, done.load(Ordering::Relaxed) as f64 / elapsed));
+    }
+    Ok((latency, throughput))
+}
+
+async fn measure(
+    server: &'static str,
+    transport: &'static str,
+    commands: usize,
+    connect: impl AsyncFnOnce() -> Result<Connection, Error>,
+    args: &Args,
+) -> Result<Run, Error> {
+    let started = Instant::now();
+    let connection = connect().await?;
+    let tools = connection.tools().await?;
+    let startup = started.elapsed();
+    eprintln!(
+        "  {server} over {transport}, {commands} commands: {} tools, ready in {}",
+        tools.len(),
+        human(startup)
+    );
+    let (latency, throughput) = workload(&connection, args).await?;
+    let memory_kib = connection.pid.and_then(client::memory_kib);
+    connection.close().await;
+    Ok(Run {
+        server,
+        transport,
+        commands,
+        startup,
+        latency,
+        throughput,
+        memory_kib,
+    })
+}
+
+/// Starts `serve --http 127.0.0.1:0`, reads the URL it prints; the child dies with it.
+async fn http_server(
+    program: &Path,
+    commands: usize,
+) -> Result<(tokio::process::Child, String), Error> {
+    let mut child = tokio::process::Command::new(program)
+        .args(["--commands", &commands.to_string(), "--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).await?;
+    Ok((child, line.trim().to_owned()))
+}
+
+fn reference_ready(dir: &Path) -> Result<PathBuf, String> {
+    let node = which("node").ok_or("node is not installed")?;
+    let script = dir.join("bench/shop.mjs");
+    if !script.exists() {
+        return Err(format!("{} is missing", script.display()));
+    }
+    if !dir.join("packages/server/dist").exists() {
+        return Err(format!(
+            "the reference is not built: run {}/setup.sh",
+            dir.display()
+        ));
+    }
+    Ok(node)
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(program))
+            .find(|path| path.is_file())
+    })
+}
+
+fn row(run: &Run) -> String {
+    let throughput: Vec<String> = run
+        .throughput
+        .iter()
+        .map(|(_, rate)| format!("{}/s", thousands(rate.round() as usize)))
+        .collect();
+    let memory = run.memory_kib.map_or_else(
+        || "-".to_owned(),
+        |(rss, hwm)| {
+            format!(
+                "{:.1} MB (peak {:.1})",
+                rss as f64 / 1024.0,
+                hwm as f64 / 1024.0
+            )
+        },
+    );
+    format!(
+        "| {} | {} | {} | {} | {} | {} | {} | {} |",
+        run.server,
+        run.transport,
+        thousands(run.commands),
+        human(run.latency.median),
+        human(run.latency.p99),
+        throughput.join(" / "),
+        memory,
+        human(run.startup),
+    )
+}
+
+fn to_json(run: &Run) -> Value {
+    json!({
+        "bench": "e2e",
+        "server": run.server,
+        "transport": run.transport,
+        "commands": run.commands,
+        "startup_us": run.startup.as_micros() as u64,
+        "calls": run.latency.count,
+        "median_us": run.latency.median.as_secs_f64() * 1e6,
+        "p99_us": run.latency.p99.as_secs_f64() * 1e6,
+        "throughput": run.throughput.iter().map(|(c, r)| json!({"inflight": c, "calls_per_s": r})).collect::<Vec<_>>(),
+        "rss_kib": run.memory_kib.map(|m| m.0),
+        "hwm_kib": run.memory_kib.map(|m| m.1),
+    })
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<(), Error> {
+    let args = Args::parse();
+    let server = match &args.server {
+        Some(path) => path.clone(),
+        None => std::env::current_exe()?.with_file_name("serve"),
+    };
+    if !server.exists() {
+        return Err(format!(
+            "{} is missing: cargo build -p afd-bench --release --features full --bins",
+            server.display()
+        )
+        .into());
+    }
+    let reference = if args.no_reference {
+        Err("skipped (--no-reference)".to_owned())
+    } else {
+        reference_ready(&args.reference)
+    };
+    if let Err(why) = &reference {
+        eprintln!("reference TypeScript server: skipped: {why}");
+    }
+    let mut runs = Vec::new();
+    for &n in &args.commands {
+        let stdio_args = vec!["--commands".to_owned(), n.to_string()];
+        runs.push(
+            measure(
+                "afd-rs",
+                "stdio",
+                n,
+                async || Connection::stdio(&server, &stdio_args).await,
+                &args,
+            )
+            .await?,
+        );
+        let (child, url) = http_server(&server, n).await?;
+        let pid = child.id();
+        runs.push(
+            measure(
+                "afd-rs",
+                "http",
+                n,
+                async || Connection::http(&url, pid).await,
+                &args,
+            )
+            .await?,
+        );
+        drop(child);
+        if let Ok(node) = &reference {
+            let script = args.reference.join("bench/shop.mjs");
+            let node_args = vec![
+                script.display().to_string(),
+                "--strategy".to_owned(),
+                "lazy".to_owned(),
+                "--commands".to_owned(),
+                n.to_string(),
+            ];
+            runs.push(
+                measure(
+                    "afd-ts",
+                    "stdio",
+                    n,
+                    async || Connection::stdio(node, &node_args).await,
+                    &args,
+                )
+                .await?,
+            );
+        }
+    }
+
+    let inflight: Vec<String> = args.concurrency.iter().map(|c| c.to_string()).collect();
+    println!(
+        "\nafd-call {} {} ({} sequential calls; throughput over {} s each)\n",
+        workload::TRIVIAL,
+        workload::trivial_input(),
+        args.calls,
+        args.seconds
+    );
+    println!(
+        "| server | transport | commands | median | p99 | throughput ({} in flight) | server RSS after | ready in |",
+        inflight.join(" / ")
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for run in &runs {
+        println!("{}", row(run));
+    }
+    match &reference {
+        Ok(_) => {
+            println!("\nafd-rs over stdio against the reference over stdio (higher is better):\n");
+            println!(
+                "| commands | latency median (ref/rs) | p99 (ref/rs) | throughput ({} in flight, rs/ref) | RSS (ref/rs) |",
+                inflight.join(" / ")
+            );
+            println!("|---|---|---|---|---|");
+            for &n in &args.commands {
+                let find = |server: &str| {
+                    runs.iter()
+                        .find(|r| r.server == server && r.transport == "stdio" && r.commands == n)
+                };
+                let (Some(rs), Some(ts)) = (find("afd-rs"), find("afd-ts")) else {
+                    continue;
+                };
+                let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+                let rates: Vec<String> = rs
+                    .throughput
+                    .iter()
+                    .zip(&ts.throughput)
+                    .map(|((_, a), (_, b))| format!("{:.1}x", a / b))
+                    .collect();
+                let memory = match (rs.memory_kib, ts.memory_kib) {
+                    (Some(a), Some(b)) => format!("{:.1}x", b.0 as f64 / a.0 as f64),
+                    _ => "-".to_owned(),
+                };
+                println!(
+                    "| {} | {:.1}x | {:.1}x | {} | {} |",
+                    thousands(n),
+                    ratio(ts.latency.median, rs.latency.median),
+                    ratio(ts.latency.p99, rs.latency.p99),
+                    rates.join(" / "),
+                    memory
+                );
+            }
+        }
+        Err(why) => println!("\nreference TypeScript server: skipped ({why})"),
+    }
+    if let Some(path) = &args.json {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        for run in &runs {
+            writeln!(file, "{}", to_json(run))?;
+        }
+    }
+    Ok(())
+}

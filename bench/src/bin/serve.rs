@@ -1,0 +1,38 @@
+//! Serves a generated catalog over MCP, for the end-to-end benches.
+//!
+//! `serve --commands 2000 [--strategy lazy] [--http 127.0.0.1:8788]` (stdio without
+//! `--http`). Sizes above 80 need `--features full` (10,000: `n10000`).
+
+use std::net::SocketAddr;
+
+use afd_runtime::mcp::{HttpOptions, Strategy};
+use clap::Parser;
+
+/// Serve a generated catalog to MCP clients.
+#[derive(Debug, Parser)]
+struct Args {
+    /// Catalog size: 5, 80 (with --features full 500, 2000; with n10000 10000).
+    #[arg(long, default_value_t = 80)]
+    commands: usize,
+    /// Tool strategy: individual, grouped, lazy or hybrid.
+    #[arg(long, default_value = "lazy")]
+    strategy: Strategy,
+    /// Serve streamable HTTP on this address instead of stdio; the URL goes to stdout.
+    #[arg(long)]
+    http: Option<SocketAddr>,
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let args = Args::parse();
+    let server = afd_bench::server(args.commands, args.strategy);
+    match args.http {
+        Some(addr) => {
+            let handle = server.bind_http(HttpOptions::new(addr)).await?;
+            println!("{}", handle.url());
+            handle.wait().await;
+            Ok(())
+        }
+        None => server.serve_stdio().await,
+    }
+}
