@@ -516,3 +516,105 @@ fn discover_answers_at_three_detail_levels() {
     let bad = d.discover(json!({"detail": "everything"}));
     assert_eq!(bad.error.unwrap().code, "VALIDATION_ERROR");
 }
+
+#[test]
+fn every_answer_has_the_documented_shape() {
+    use afd_runtime::catalog::DiscoverResult;
+    let d = server();
+    for input in [
+        json!({}),
+        json!({"limit": 3, "offset": 1}),
+        json!({"category": "order", "detail": "full"}),
+        json!({"tag": ["admin", "billing"], "includeMutation": true}),
+        json!({"search": "cancel", "detail": "name"}),
+    ] {
+        let data = d.discover(input.clone()).data.unwrap();
+        let typed: DiscoverResult =
+            serde_json::from_value(data.clone()).unwrap_or_else(|e| panic!("{input}: {e}: {data}"));
+        assert_eq!(serde_json::to_value(&typed).unwrap(), data, "{input}");
+    }
+}
+
+#[test]
+fn category_and_tag_filters_agree_with_a_plain_scan() {
+    let d = server();
+    let everything = d.discover(json!({"limit": 200})).data.unwrap();
+    let all = names(&everything);
+    // Each command's category and tags, from afd-detail.
+    let facts: Vec<(String, String, Vec<String>)> = all
+        .chunks(10)
+        .flat_map(|chunk| {
+            d.detail(json!({"command": chunk}))
+                .data
+                .unwrap()
+                .as_array()
+                .unwrap()
+                .clone()
+        })
+        .map(|detail| {
+            let tags = detail["tags"]
+                .as_array()
+                .map(|tags| {
+                    tags.iter()
+                        .map(|t| t.as_str().unwrap().to_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (
+                detail["name"].as_str().unwrap().to_owned(),
+                detail["category"].as_str().unwrap().to_owned(),
+                tags,
+            )
+        })
+        .collect();
+    let categories: Vec<Option<&str>> = [None]
+        .into_iter()
+        .chain(
+            everything["availableCategories"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str()),
+        )
+        .chain([Some("no-such-category")])
+        .collect();
+    let tags: Vec<&str> = everything["availableTags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    let tag_sets: Vec<Vec<&str>> = tags
+        .iter()
+        .map(|t| vec![*t])
+        .chain(tags.windows(2).map(<[&str]>::to_vec))
+        .chain([vec!["admin", "crud", "write"], vec!["no-such-tag"]])
+        .collect();
+    for category in &categories {
+        for set in tag_sets.iter().map(Some).chain([None]) {
+            for mode in ["any", "all"] {
+                let mut input = json!({"limit": 200, "tagMode": mode});
+                if let Some(category) = category {
+                    input["category"] = json!(category);
+                }
+                if let Some(set) = set {
+                    input["tag"] = json!(set);
+                }
+                let got = d.discover(input.clone()).data.unwrap();
+                let expected: Vec<&str> = facts
+                    .iter()
+                    .filter(|(_, c, t)| {
+                        category.is_none_or(|category| c == category)
+                            && set.is_none_or(|set| match mode {
+                                "any" => set.iter().any(|s| t.iter().any(|t| t == s)),
+                                _ => set.iter().all(|s| t.iter().any(|t| t == s)),
+                            })
+                    })
+                    .map(|(name, _, _)| name.as_str())
+                    .collect();
+                assert_eq!(names(&got), expected, "{input}");
+                assert_eq!(got["filtered"], expected.len(), "{input}");
+            }
+        }
+    }
+}

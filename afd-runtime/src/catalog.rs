@@ -2,6 +2,7 @@
 //! specification's FR-2 and FR-3 describe. Transport-independent: the MCP server, the CLI
 //! and in-process hosts all answer with these.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 use std::time::Instant;
 
@@ -268,6 +269,115 @@ fn has_tags(entry: &CommandEntry, tags: &[&str], mode: TagMode) -> bool {
     }
 }
 
+/// What afd-discover browses without scanning the catalog, built once per dispatcher (on
+/// first use): the positions, in [`Dispatcher::exposed_entries`] order, of each category's
+/// and each tag's commands, every command's one-line summary, and the taxonomy part of the
+/// answer, ready to copy.
+pub(crate) struct BrowseIndex {
+    by_category: HashMap<&'static str, Vec<u32>>,
+    by_tag: HashMap<&'static str, Vec<u32>>,
+    summaries: Vec<Box<str>>,
+    available_categories: Value,
+    available_tags: Value,
+    categories: Value,
+}
+
+impl BrowseIndex {
+    pub(crate) fn build(dispatcher: &Dispatcher) -> BrowseIndex {
+        let mut by_category: HashMap<&'static str, Vec<u32>> = HashMap::new();
+        let mut by_tag: HashMap<&'static str, Vec<u32>> = HashMap::new();
+        let mut summaries = Vec::with_capacity(dispatcher.exposed_count());
+        for (position, entry) in dispatcher.exposed_entries().enumerate() {
+            let position = position as u32;
+            by_category
+                .entry(entry.category())
+                .or_default()
+                .push(position);
+            for tag in entry.tags() {
+                let list = by_tag.entry(tag).or_default();
+                // A tag written twice on one command counts once.
+                if list.last() != Some(&position) {
+                    list.push(position);
+                }
+            }
+            summaries.push(summary(entry.description()).into_boxed_str());
+        }
+        let categories = dispatcher.available_categories();
+        BrowseIndex {
+            by_category,
+            by_tag,
+            summaries,
+            available_categories: categories.iter().map(|(name, _)| json!(name)).collect(),
+            available_tags: dispatcher
+                .available_tags()
+                .iter()
+                .map(|tag| json!(tag))
+                .collect(),
+            categories: categories
+                .iter()
+                .map(|(name, count)| {
+                    let mut info = json!({"name": name, "count": count});
+                    if let Some(description) = dispatcher.registry().category_description(name) {
+                        info["description"] = json!(description);
+                    }
+                    info
+                })
+                .collect(),
+        }
+    }
+
+    /// Positions of the commands in `category` (if given) carrying `tags` (combined by
+    /// `mode`), in catalog order; `None` when nothing is filtered.
+    fn filter(&self, category: Option<&str>, tags: &[&str], mode: TagMode) -> Option<Vec<u32>> {
+        let tagged = match (tags, mode) {
+            ([], _) => None,
+            ([tag], _) => Some(self.tagged(tag).to_vec()),
+            (tags, TagMode::Any) => {
+                let mut union: Vec<u32> = tags
+                    .iter()
+                    .flat_map(|tag| self.tagged(tag))
+                    .copied()
+                    .collect();
+                union.sort_unstable();
+                union.dedup();
+                Some(union)
+            }
+            (tags, TagMode::All) => {
+                let mut lists: Vec<&[u32]> = tags.iter().map(|tag| self.tagged(tag)).collect();
+                lists.sort_by_key(|list| list.len());
+                let (first, rest) = lists.split_first().expect("at least two tags");
+                Some(
+                    first
+                        .iter()
+                        .copied()
+                        .filter(|position| {
+                            rest.iter().all(|list| list.binary_search(position).is_ok())
+                        })
+                        .collect(),
+                )
+            }
+        };
+        let Some(category) = category else {
+            return tagged;
+        };
+        let in_category = self
+            .by_category
+            .get(category)
+            .map_or(&[][..], Vec::as_slice);
+        Some(match tagged {
+            None => in_category.to_vec(),
+            Some(mut tagged) => {
+                tagged.retain(|position| in_category.binary_search(position).is_ok());
+                tagged
+            }
+        })
+    }
+
+    fn tagged(&self, tag: &str) -> &[u32] {
+        self.by_tag.get(tag).map_or(&[][..], Vec::as_slice)
+    }
+}
+
 impl Dispatcher {
     /// afd-discover: a page of one-line summaries of the exposed commands, filtered by
     /// category, tags and search words, with the catalog's whole taxonomy.
@@ -293,30 +403,47 @@ impl Dispatcher {
             .as_deref()
             .map(str::trim)
             .filter(|query| !query.is_empty());
-        let keep = |entry: &CommandEntry| {
-            input
-                .category
-                .as_deref()
-                .is_none_or(|category| entry.category() == category)
-                && (tags.is_empty() || has_tags(entry, &tags, input.tag_mode))
-                && (contexts.is_empty() || self.allows(session.as_deref(), entry.def()))
+        let browse = self.browse();
+        let entry_at = |position: u32| self.exposed_entry(position as usize);
+        let callable = |entry: &CommandEntry| {
+            contexts.is_empty() || self.allows(session.as_deref(), entry.def())
         };
-        // With a search, relevance order (and a score per command); without, the catalog's.
-        let matching: Vec<(&CommandEntry, Option<f32>)> = match query {
+        // Positions in catalog order with their score: with a search, relevance order (and
+        // a score per command); without, the catalog's, from the precomputed lists.
+        let matching: Vec<(u32, Option<f32>)> = match query {
             Some(query) => {
-                let hits = self.search(query, self.exposed_count());
+                let hits = self.search_positions(query, self.exposed_count());
                 let floor = hits.first().map_or(0.0, |(_, best)| best * RELEVANCE_FLOOR);
                 hits.into_iter()
-                    .filter(|(entry, score)| *score >= floor && keep(entry))
-                    .map(|(entry, score)| (entry, Some(score)))
+                    .filter(|&(position, score)| {
+                        let entry = entry_at(position);
+                        score >= floor
+                            && input
+                                .category
+                                .as_deref()
+                                .is_none_or(|category| entry.category() == category)
+                            && (tags.is_empty() || has_tags(entry, &tags, input.tag_mode))
+                            && callable(entry)
+                    })
+                    .map(|(position, score)| (position, Some(score)))
                     .collect()
             }
-            None => self
-                .exposed_entries()
-                .filter(|entry| keep(entry))
-                .map(|entry| (entry, None))
-                .collect(),
+            None => match browse.filter(input.category.as_deref(), &tags, input.tag_mode) {
+                Some(positions) => positions
+                    .into_iter()
+                    .filter(|&position| callable(entry_at(position)))
+                    .map(|position| (position, None))
+                    .collect(),
+                None if contexts.is_empty() => Vec::new(),
+                None => (0..self.exposed_count() as u32)
+                    .filter(|&position| callable(entry_at(position)))
+                    .map(|position| (position, None))
+                    .collect(),
+            },
         };
+        // Browsing everything with no context to apply: every position, not materialised.
+        let everything =
+            query.is_none() && input.category.is_none() && tags.is_empty() && contexts.is_empty();
         let total = self.exposed_count();
         let browsing = input.category.is_none() && tags.is_empty() && query.is_none();
         let limit = input.limit.unwrap_or(if query.is_some() {
@@ -324,22 +451,45 @@ impl Dispatcher {
         } else {
             BROWSE_LIMIT
         });
-        let filtered = matching.len();
-        let commands: Vec<CommandSummary> = matching
+        let filtered = if everything { total } else { matching.len() };
+        let page: Vec<(u32, Option<f32>)> = if everything {
+            (input.offset.min(total)..total.min(input.offset.saturating_add(limit)))
+                .map(|position| (position as u32, None))
+                .collect()
+        } else {
+            matching
+                .iter()
+                .skip(input.offset)
+                .take(limit)
+                .copied()
+                .collect()
+        };
+        let full = input.detail == DetailLevel::Full;
+        let described = input.detail != DetailLevel::Name;
+        let commands: Vec<Value> = page
             .iter()
-            .skip(input.offset)
-            .take(limit)
-            .map(|&(entry, score)| {
-                let full = input.detail == DetailLevel::Full;
-                let described = input.detail != DetailLevel::Name;
-                CommandSummary {
-                    name: entry.name().to_owned(),
-                    description: described.then(|| summary(entry.description())),
-                    category: described.then(|| entry.category().to_owned()),
-                    mutation: (input.include_mutation || full).then(|| entry.is_mutation()),
-                    input_schema: full.then(|| entry.input_schema().clone()),
-                    score: score.map(|score| (f64::from(score) * 100.0).round() / 100.0),
+            .map(|&(position, score)| {
+                let entry = entry_at(position);
+                let mut command = serde_json::Map::new();
+                command.insert("name".into(), json!(entry.name()));
+                if described {
+                    command.insert(
+                        "description".into(),
+                        json!(&*browse.summaries[position as usize]),
+                    );
+                    command.insert("category".into(), json!(entry.category()));
                 }
+                if input.include_mutation || full {
+                    command.insert("mutation".into(), json!(entry.is_mutation()));
+                }
+                if full {
+                    command.insert("inputSchema".into(), entry.input_schema().clone());
+                }
+                if let Some(score) = score {
+                    let score = (f64::from(score) * 100.0).round() / 100.0;
+                    command.insert("score".into(), json!(score));
+                }
+                Value::Object(command)
             })
             .collect();
         let returned = commands.len();
@@ -357,7 +507,11 @@ impl Dispatcher {
             ));
         }
         if let (Some(query), Some(handle)) = (input.search.as_deref(), input.session.as_deref()) {
-            let found: Vec<String> = commands.iter().take(10).map(|c| c.name.clone()).collect();
+            let found: Vec<String> = page
+                .iter()
+                .take(10)
+                .map(|&(position, _)| entry_at(position).name().to_owned())
+                .collect();
             let max = self.sessions().config().get_max_searches();
             self.sessions()
                 .update(handle, |state| state.record_search(query, found, max));
@@ -368,36 +522,8 @@ impl Dispatcher {
                 input.offset + limit
             ));
         }
-        let data = DiscoverResult {
-            commands,
-            total,
-            filtered,
-            returned,
-            has_more,
-            available_categories: self
-                .available_categories()
-                .iter()
-                .map(|(name, _)| (*name).to_owned())
-                .collect(),
-            available_tags: self
-                .available_tags()
-                .iter()
-                .map(|tag| (*tag).to_owned())
-                .collect(),
-            categories: browsing.then(|| {
-                self.available_categories()
-                    .iter()
-                    .map(|(name, count)| CategoryInfo {
-                        name: (*name).to_owned(),
-                        count: *count,
-                        description: self
-                            .registry()
-                            .category_description(name)
-                            .map(str::to_owned),
-                    })
-                    .collect()
-            }),
-            suggested_next: input.session.as_deref().map_or_else(Vec::new, |session| {
+        let suggested_next: Vec<crate::usage::Suggestion> =
+            input.session.as_deref().map_or_else(Vec::new, |session| {
                 self.usage()
                     .suggested_next(session, 6)
                     .into_iter()
@@ -410,14 +536,35 @@ impl Dispatcher {
                     })
                     .take(3)
                     .collect()
-            }),
-            context: (!contexts.is_empty()).then(|| ContextStatus {
+            });
+        // Built as a `Value` directly, in `DiscoverResult`'s shape and field order, from
+        // the precomputed parts (a test checks the two agree).
+        let mut data = serde_json::Map::new();
+        data.insert("commands".into(), Value::Array(commands));
+        data.insert("total".into(), json!(total));
+        data.insert("filtered".into(), json!(filtered));
+        data.insert("returned".into(), json!(returned));
+        data.insert("hasMore".into(), json!(has_more));
+        data.insert(
+            "availableCategories".into(),
+            browse.available_categories.clone(),
+        );
+        data.insert("availableTags".into(), browse.available_tags.clone());
+        if browsing {
+            data.insert("categories".into(), browse.categories.clone());
+        }
+        if !contexts.is_empty() {
+            let status = ContextStatus {
                 active: active.map(|frame| frame.context.clone()),
                 scope: active.map(|frame| frame.scope),
                 available: contexts.iter().map(|c| c.name().to_owned()).collect(),
-            }),
-        };
-        finish(serde_json::to_value(data), reasoning, started)
+            };
+            data.insert("context".into(), json!(status));
+        }
+        if !suggested_next.is_empty() {
+            data.insert("suggestedNext".into(), json!(suggested_next));
+        }
+        finish(Ok(Value::Object(data)), reasoning, started)
     }
 
     /// afd-detail: the full definition and input schema of up to ten commands, in the

@@ -321,6 +321,7 @@ impl DispatcherBuilder {
                 sessions: self.sessions.unwrap_or_default(),
                 usage: self.usage.unwrap_or_else(UsageStats::in_memory),
                 search: std::sync::OnceLock::new(),
+                browse: std::sync::OnceLock::new(),
             }),
         })
     }
@@ -341,6 +342,8 @@ struct Inner {
     usage: UsageStats,
     /// The ranked-search index over `listing`, built on first use.
     search: std::sync::OnceLock<SearchIndex>,
+    /// afd-discover's category and tag lists, summaries and taxonomy, built on first use.
+    browse: std::sync::OnceLock<crate::catalog::BrowseIndex>,
 }
 
 /// Dispatches calls to a registry's commands: the one path shared by the MCP server, the
@@ -399,6 +402,16 @@ impl Dispatcher {
     /// The exposed commands matching `query`, best first with their relevance, at most
     /// `limit`; equal scores are ordered by how often each command was called.
     pub fn search(&self, query: &str, limit: usize) -> Vec<(&CommandEntry, f32)> {
+        self.search_positions(query, limit)
+            .into_iter()
+            .map(|(position, score)| (self.exposed_entry(position as usize), score))
+            .collect()
+    }
+
+    /// [`search`](Dispatcher::search) as positions in [`exposed_entries`] order.
+    ///
+    /// [`exposed_entries`]: Dispatcher::exposed_entries
+    pub(crate) fn search_positions(&self, query: &str, limit: usize) -> Vec<(u32, f32)> {
         let commands = self.inner.registry.commands();
         let listing = &self.inner.listing;
         let usage = &self.inner.usage;
@@ -407,8 +420,30 @@ impl Dispatcher {
                 usage.popularity(commands[listing[doc]].name())
             })
             .into_iter()
-            .map(|hit| (&commands[listing[hit.doc]], hit.score))
+            .map(|hit| (hit.doc as u32, hit.score))
             .collect()
+    }
+
+    /// Builds now what afd-discover and ranked search otherwise build on first use (the
+    /// search index, the category and tag lists): a server calls it on a background thread
+    /// at start.
+    pub fn warm(&self) {
+        self.search_index();
+        self.browse();
+    }
+
+    /// afd-discover's precomputed lists (built on first use).
+    pub(crate) fn browse(&self) -> &crate::catalog::BrowseIndex {
+        self.inner
+            .browse
+            .get_or_init(|| crate::catalog::BrowseIndex::build(self))
+    }
+
+    /// The exposed command at `position` in [`exposed_entries`] order.
+    ///
+    /// [`exposed_entries`]: Dispatcher::exposed_entries
+    pub(crate) fn exposed_entry(&self, position: usize) -> &CommandEntry {
+        &self.inner.registry.commands()[self.inner.listing[position]]
     }
 
     /// The usage statistics calls are recorded in.

@@ -284,10 +284,11 @@ impl McpServerBuilder {
         let instructions = self
             .instructions
             .unwrap_or_else(|| instructions(&dispatcher, strategy));
-        // Build the search index off the serving path, so the first search does not pay.
+        // Build the search index and afd-discover's lists off the serving path, so the
+        // first discover does not pay.
         let warm = dispatcher.clone();
         std::thread::spawn(move || {
-            warm.search_index();
+            warm.warm();
         });
         Ok(McpServer {
             inner: Arc::new(Inner {
