@@ -13,6 +13,7 @@ use afd_runtime::mcp::{McpServer, Strategy};
 use afd_runtime::{CommandDef, Dispatcher, Registry, Surface};
 
 pub mod client;
+pub mod raw;
 pub mod shapes;
 pub mod workload;
 

@@ -1,7 +1,9 @@
 //! End to end over real transports: an rmcp client drives a server process over stdio
 //! and streamable HTTP and times afd-call of a trivial command (median and p99 of
 //! sequential round trips; throughput with 1, 8 and 64 calls in flight), then reads the
-//! server's resident memory. The same workload runs against the reference TypeScript
+//! server's resident memory. Over stdio a second, minimal client ([`afd_bench::raw`]:
+//! preformatted request lines, pipelined, responses checked without parsing) measures the
+//! servers rather than the client. The same workload runs against the reference TypeScript
 //! server's lazy strategy over stdio (`../shared/peer/afd-ts`, built by its `setup.sh`);
 //! without node, or without that build, that column is skipped and the output says why.
 //!
@@ -14,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use afd_bench::client::{self, Connection, Error};
+use afd_bench::raw::RawStdio;
 use afd_bench::{Stats, human, thousands, workload};
 use clap::Parser;
 use serde_json::{Value, json};
@@ -43,6 +46,10 @@ struct Args {
     /// Skip the reference server.
     #[arg(long)]
     no_reference: bool,
+    /// The clients to drive the servers with: `rmcp` (the rmcp client, stdio and HTTP)
+    /// and `raw` (the minimal pipelining JSON-RPC client, stdio).
+    #[arg(long, value_delimiter = ',', default_values_t = [String::from("rmcp"), String::from("raw")])]
+    clients: Vec<String>,
     /// Append the figures as JSON lines to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -50,6 +57,7 @@ struct Args {
 
 /// What one server under one transport measured.
 struct Run {
+    client: &'static str,
     server: &'static str,
     transport: &'static str,
     commands: usize,
@@ -127,8 +135,54 @@ async fn measure(
     let memory_kib = connection.pid.and_then(client::memory_kib);
     connection.close().await;
     Ok(Run {
+        client: "rmcp",
         server,
         transport,
+        commands,
+        startup,
+        latency,
+        throughput,
+        memory_kib,
+    })
+}
+
+/// The same workload through the raw client over stdio.
+async fn measure_raw(
+    server: &'static str,
+    commands: usize,
+    program: &Path,
+    program_args: &[String],
+    args: &Args,
+) -> Result<Run, Error> {
+    let started = Instant::now();
+    let mut raw = RawStdio::start(program, program_args).await?;
+    let startup = started.elapsed();
+    let arguments = json!({"command": workload::TRIVIAL, "input": workload::trivial_input()});
+    for _ in 0..200 {
+        raw.call("afd-call", &arguments).await?;
+    }
+    let mut samples = Vec::with_capacity(args.calls);
+    for _ in 0..args.calls {
+        samples.push(raw.call("afd-call", &arguments).await?);
+    }
+    let latency = Stats::of(&mut samples);
+    let mut throughput = Vec::new();
+    for &inflight in &args.concurrency {
+        let rate = raw
+            .throughput("afd-call", &arguments, inflight, args.seconds)
+            .await?;
+        throughput.push((inflight, rate));
+    }
+    let memory_kib = raw.pid.and_then(client::memory_kib);
+    eprintln!(
+        "  {server} over stdio (raw client), {commands} commands: median {}",
+        human(latency.median)
+    );
+    raw.close().await;
+    Ok(Run {
+        client: "raw",
+        server,
+        transport: "stdio",
         commands,
         startup,
         latency,
@@ -194,7 +248,8 @@ fn row(run: &Run) -> String {
         },
     );
     format!(
-        "| {} | {} | {} | {} | {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        run.client,
         run.server,
         run.transport,
         thousands(run.commands),
@@ -209,6 +264,7 @@ fn row(run: &Run) -> String {
 fn to_json(run: &Run) -> Value {
     json!({
         "bench": "e2e",
+        "client": run.client,
         "server": run.server,
         "transport": run.transport,
         "commands": run.commands,
@@ -244,51 +300,60 @@ async fn main() -> Result<(), Error> {
     if let Err(why) = &reference {
         eprintln!("reference TypeScript server: skipped: {why}");
     }
+    let rmcp = args.clients.iter().any(|c| c == "rmcp");
+    let raw = args.clients.iter().any(|c| c == "raw");
     let mut runs = Vec::new();
     for &n in &args.commands {
         let stdio_args = vec!["--commands".to_owned(), n.to_string()];
-        runs.push(
-            measure(
-                "afd-rs",
-                "stdio",
-                n,
-                async || Connection::stdio(&server, &stdio_args).await,
-                &args,
-            )
-            .await?,
-        );
-        let (child, url) = http_server(&server, n).await?;
-        let pid = child.id();
-        runs.push(
-            measure(
-                "afd-rs",
-                "http",
-                n,
-                async || Connection::http(&url, pid).await,
-                &args,
-            )
-            .await?,
-        );
-        drop(child);
-        if let Ok(node) = &reference {
-            let script = args.reference.join("bench/shop.mjs");
-            let node_args = vec![
-                script.display().to_string(),
-                "--strategy".to_owned(),
-                "lazy".to_owned(),
-                "--commands".to_owned(),
-                n.to_string(),
-            ];
+        let node_args = vec![
+            args.reference.join("bench/shop.mjs").display().to_string(),
+            "--strategy".to_owned(),
+            "lazy".to_owned(),
+            "--commands".to_owned(),
+            n.to_string(),
+        ];
+        if rmcp {
             runs.push(
                 measure(
-                    "afd-ts",
+                    "afd-rs",
                     "stdio",
                     n,
-                    async || Connection::stdio(node, &node_args).await,
+                    async || Connection::stdio(&server, &stdio_args).await,
                     &args,
                 )
                 .await?,
             );
+            let (child, url) = http_server(&server, n).await?;
+            let pid = child.id();
+            runs.push(
+                measure(
+                    "afd-rs",
+                    "http",
+                    n,
+                    async || Connection::http(&url, pid).await,
+                    &args,
+                )
+                .await?,
+            );
+            drop(child);
+            if let Ok(node) = &reference {
+                runs.push(
+                    measure(
+                        "afd-ts",
+                        "stdio",
+                        n,
+                        async || Connection::stdio(node, &node_args).await,
+                        &args,
+                    )
+                    .await?,
+                );
+            }
+        }
+        if raw {
+            runs.push(measure_raw("afd-rs", n, &server, &stdio_args, &args).await?);
+            if let Ok(node) = &reference {
+                runs.push(measure_raw("afd-ts", n, node, &node_args, &args).await?);
+            }
         }
     }
 
@@ -301,48 +366,56 @@ async fn main() -> Result<(), Error> {
         args.seconds
     );
     println!(
-        "| server | transport | commands | median | p99 | throughput ({} in flight) | server RSS after | ready in |",
+        "| client | server | transport | commands | median | p99 | throughput ({} in flight) | server RSS after | ready in |",
         inflight.join(" / ")
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for run in &runs {
         println!("{}", row(run));
     }
     match &reference {
         Ok(_) => {
-            println!("\nafd-rs over stdio against the reference over stdio (higher is better):\n");
             println!(
-                "| commands | latency median (ref/rs) | p99 (ref/rs) | throughput ({} in flight, rs/ref) | RSS (ref/rs) |",
+                "\nafd-rs over stdio against the reference over stdio, same client (higher is better):\n"
+            );
+            println!(
+                "| client | commands | latency median (ref/rs) | p99 (ref/rs) | throughput ({} in flight, rs/ref) | RSS (ref/rs) |",
                 inflight.join(" / ")
             );
-            println!("|---|---|---|---|---|");
-            for &n in &args.commands {
-                let find = |server: &str| {
-                    runs.iter()
-                        .find(|r| r.server == server && r.transport == "stdio" && r.commands == n)
-                };
-                let (Some(rs), Some(ts)) = (find("afd-rs"), find("afd-ts")) else {
-                    continue;
-                };
-                let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
-                let rates: Vec<String> = rs
-                    .throughput
-                    .iter()
-                    .zip(&ts.throughput)
-                    .map(|((_, a), (_, b))| format!("{:.1}x", a / b))
-                    .collect();
-                let memory = match (rs.memory_kib, ts.memory_kib) {
-                    (Some(a), Some(b)) => format!("{:.1}x", b.0 as f64 / a.0 as f64),
-                    _ => "-".to_owned(),
-                };
-                println!(
-                    "| {} | {:.1}x | {:.1}x | {} | {} |",
-                    thousands(n),
-                    ratio(ts.latency.median, rs.latency.median),
-                    ratio(ts.latency.p99, rs.latency.p99),
-                    rates.join(" / "),
-                    memory
-                );
+            println!("|---|---|---|---|---|---|");
+            for client in ["rmcp", "raw"] {
+                for &n in &args.commands {
+                    let find = |server: &str| {
+                        runs.iter().find(|r| {
+                            r.client == client
+                                && r.server == server
+                                && r.transport == "stdio"
+                                && r.commands == n
+                        })
+                    };
+                    let (Some(rs), Some(ts)) = (find("afd-rs"), find("afd-ts")) else {
+                        continue;
+                    };
+                    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+                    let rates: Vec<String> = rs
+                        .throughput
+                        .iter()
+                        .zip(&ts.throughput)
+                        .map(|((_, a), (_, b))| format!("{:.1}x", a / b))
+                        .collect();
+                    let memory = match (rs.memory_kib, ts.memory_kib) {
+                        (Some(a), Some(b)) => format!("{:.1}x", b.0 as f64 / a.0 as f64),
+                        _ => "-".to_owned(),
+                    };
+                    println!(
+                        "| {client} | {} | {:.1}x | {:.1}x | {} | {} |",
+                        thousands(n),
+                        ratio(ts.latency.median, rs.latency.median),
+                        ratio(ts.latency.p99, rs.latency.p99),
+                        rates.join(" / "),
+                        memory
+                    );
+                }
             }
         }
         Err(why) => println!("\nreference TypeScript server: skipped ({why})"),
