@@ -476,11 +476,16 @@ impl McpServer {
 
     /// Serves over stdin/stdout until the client disconnects. Logs must go to stderr.
     ///
+    /// Where both streams are pipes (how MCP clients start stdio servers) they are driven
+    /// by Tokio's non-blocking pipe reactor rather than a blocking thread per read and
+    /// write ([`rmcp::transport::stdio_pipes`]); a terminal or a file falls back to the
+    /// blocking handles.
+    ///
     /// # Errors
     ///
     /// The transport failed to start.
     pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let running = self.clone().serve(rmcp::transport::stdio()).await?;
+        let running = self.clone().serve(rmcp::transport::stdio_pipes()).await?;
         running.waiting().await?;
         Ok(())
     }
