@@ -2,6 +2,11 @@
 //! server uses over every `DIR/*.json` tool catalog and prints, for each query, one JSON
 //! line `{"id": ..., "ranked": ["server/tool", ...]}` (the top 10), the format that
 //! `shared/eval/score.py` scores.
+//!
+//! `afd-search-eval --bench-build N` instead times the index build over a synthetic catalog
+//! of `N` commands and a few searches on it (medians; see `bench.rs`).
+
+mod bench;
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
@@ -21,15 +26,27 @@ const TOP: usize = 10;
 struct Args {
     /// Folder of catalogs: `{"server", "tools": [{"name", "title"?, "description",
     /// "inputSchema"}]}`, one per `*.json` file; a tool's id is `<file stem>/<tool name>`.
-    #[arg(long, value_name = "DIR")]
-    catalogs: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "bench_build")]
+    catalogs: Option<PathBuf>,
     /// Queries, one JSON object a line with at least `id` and `query`.
-    #[arg(long, value_name = "FILE.jsonl")]
-    queries: PathBuf,
+    #[arg(
+        long,
+        value_name = "FILE.jsonl",
+        required_unless_present = "bench_build"
+    )]
+    queries: Option<PathBuf>,
+    /// Time the index build over a synthetic catalog of N commands, and searches on it,
+    /// instead of ranking (prints medians).
+    #[arg(long, value_name = "N", conflicts_with_all = ["catalogs", "queries"])]
+    bench_build: Option<usize>,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(n) = args.bench_build {
+        bench::run(n.max(1));
+        return ExitCode::SUCCESS;
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -40,10 +57,13 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let (ids, docs) = load_catalogs(&args.catalogs)?;
+    let (Some(catalogs), Some(queries_path)) = (&args.catalogs, &args.queries) else {
+        return Err("--catalogs and --queries are required".to_owned());
+    };
+    let (ids, docs) = load_catalogs(catalogs)?;
     let index = SearchIndex::build(docs);
-    let queries = fs::read_to_string(&args.queries)
-        .map_err(|e| format!("cannot read {}: {e}", args.queries.display()))?;
+    let queries = fs::read_to_string(queries_path)
+        .map_err(|e| format!("cannot read {}: {e}", queries_path.display()))?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     for (number, line) in queries.lines().enumerate() {
@@ -51,7 +71,7 @@ fn run(args: &Args) -> Result<(), String> {
             continue;
         }
         let query: Value = serde_json::from_str(line)
-            .map_err(|e| format!("{}:{}: {e}", args.queries.display(), number + 1))?;
+            .map_err(|e| format!("{}:{}: {e}", queries_path.display(), number + 1))?;
         let text = query
             .get("query")
             .and_then(Value::as_str)
