@@ -1,7 +1,7 @@
 //! [`SearchIndex`]: BM25F over the fields of [`Document`]s, built once, searched many times.
 //!
 //! Every term's postings hold, per document, the BM25F saturated term frequency
-//! `tf / (k1 + tf)`, where `tf` is the field-weighted, length-normalised frequency summed
+//! `tf / (K1 + tf)`, where `tf` is the field-weighted, length-normalised frequency summed
 //! over fields. A search only adds `weight * idf * saturation` along the postings of the
 //! query's terms (and their synonyms and typo corrections), then adjusts the sums with
 //! lexical signals that plain BM25 lacks:
@@ -74,30 +74,49 @@ struct Posting {
     saturation: f32,
 }
 
-/// A fast, deterministic hasher for the index's own string keys (FNV-1a). Keys come from
-/// the catalog, not from the network, so hash flooding is not a concern.
+/// A fast, deterministic hasher for the index's own string keys (the FxHash mix, eight
+/// bytes at a time). Keys come from the catalog, not from the network, so hash flooding is
+/// not a concern.
 #[derive(Default)]
-pub(crate) struct Fnv(u64);
+pub(crate) struct WordHasher(u64);
 
-impl Hasher for Fnv {
+const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl WordHasher {
+    #[inline]
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
+    }
+}
+
+impl Hasher for WordHasher {
     fn finish(&self) -> u64 {
         self.0
     }
 
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &byte in bytes {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.mix(u64::from_le_bytes(word));
         }
-        self.0 = hash;
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, byte: u8) {
+        self.mix(u64::from(byte));
     }
 }
 
-pub(crate) type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+pub(crate) type WordMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
 /// A ranked, typo-tolerant search index over documents, built once.
 ///
@@ -114,14 +133,14 @@ pub(crate) type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 pub struct SearchIndex {
     n_docs: usize,
     /// Stem -> term id.
-    terms: FnvMap<Box<str>, u32>,
+    terms: WordMap<Box<str>, u32>,
     /// Term id -> inverse document frequency.
     idf: Vec<f32>,
     /// Term id -> its postings, `postings[offsets[t]..offsets[t + 1]]`, by document.
     offsets: Vec<u32>,
     postings: Vec<Posting>,
     /// Lowercase word (before stemming, stop words excluded) -> word id.
-    words: FnvMap<Box<str>, u32>,
+    words: WordMap<Box<str>, u32>,
     /// Word id -> its text.
     word_text: Vec<Box<str>>,
     /// Word id -> the term id of its stem.
@@ -151,12 +170,13 @@ struct Pending {
 
 /// No term (in [`Builder`]'s `word_base`).
 const NO_TERM: u32 = u32::MAX;
+/// The id of a stop word in [`Builder`]'s `words` (removed before the index is made).
+const STOP_WORD: u32 = u32::MAX;
 
 struct Builder {
-    terms: FnvMap<Box<str>, u32>,
-    words: FnvMap<Box<str>, u32>,
-    /// Stop words met, so that each is recognised by one hash lookup.
-    stop_words: FnvMap<Box<str>, ()>,
+    terms: WordMap<Box<str>, u32>,
+    /// Lowercase word -> word id, or [`STOP_WORD`].
+    words: WordMap<Box<str>, u32>,
     /// Word id -> the term of the word its `un` prefix negates, or [`NO_TERM`].
     word_base: Vec<u32>,
     word_text: Vec<Box<str>>,
@@ -175,9 +195,8 @@ struct Builder {
 impl Builder {
     fn new() -> Self {
         Builder {
-            terms: FnvMap::default(),
-            words: FnvMap::default(),
-            stop_words: FnvMap::default(),
+            terms: WordMap::default(),
+            words: WordMap::default(),
             word_base: Vec::new(),
             word_text: Vec::new(),
             word_term: Vec::new(),
@@ -196,22 +215,37 @@ impl Builder {
         }
     }
 
+    /// Room for `n` more documents (of a few dozen words each).
+    fn reserve(&mut self, n: usize) {
+        let n = n.min(1 << 20);
+        self.pending.starts.reserve(n + 1);
+        self.pending.lengths.reserve(n);
+        self.pending.occurrences.reserve(n * 32);
+        self.read_only.reserve(n);
+        self.name_offsets.reserve(n);
+        self.category_offsets.reserve(n);
+        self.name_terms.reserve(n * 3);
+        self.category_terms.reserve(n);
+        self.bigrams.reserve(n * 2);
+    }
+
     /// The term id of a word's stem and, for a word with a negative prefix, the term of the
     /// word it negates (`unstages` is about staging, `unlink` about links); `None` for a
     /// stop word. Each distinct word is analysed once.
     fn word_terms(&mut self, word: &str) -> Option<(u32, Option<u32>)> {
+        // One lookup for any word met before, stop words included.
         if let Some(&id) = self.words.get(word) {
+            if id == STOP_WORD {
+                return None;
+            }
             let base = self.word_base[id as usize];
             return Some((
                 self.word_term[id as usize],
                 (base != NO_TERM).then_some(base),
             ));
         }
-        if self.stop_words.contains_key(word) {
-            return None;
-        }
         if tokenize::is_stop_word(word) {
-            self.stop_words.insert(word.into(), ());
+            self.words.insert(word.into(), STOP_WORD);
             return None;
         }
         let term = self.intern_stem(word);
@@ -219,7 +253,7 @@ impl Builder {
             .strip_prefix("un")
             .filter(|base| base.len() >= 4 && !tokenize::is_stop_word(base))
             .map_or(NO_TERM, |base| self.intern_stem(base));
-        let word_id = u32::try_from(self.word_text.len()).unwrap_or(u32::MAX);
+        let word_id = u32::try_from(self.word_text.len()).unwrap_or(u32::MAX - 1);
         self.words.insert(word.into(), word_id);
         self.word_text.push(word.into());
         self.word_term.push(term);
@@ -278,8 +312,8 @@ impl Builder {
     fn add(&mut self, doc: &Document) {
         self.pending.starts.push(self.pending.occurrences.len());
         self.pending.lengths.push([0; FIELDS]);
-        self.read_only.push(doc.read_only);
         self.add_text(Field::Name, &doc.name);
+        self.read_only.push(doc.read_only);
         self.name_offsets
             .push(u32::try_from(self.name_terms.len()).unwrap_or(u32::MAX));
         self.add_text(Field::Title, &doc.title);
@@ -325,28 +359,31 @@ impl Builder {
             }
         });
 
-        // Per document: sort its occurrences by term and fold each term's fields into one
-        // BM25F frequency. Documents come in order, so postings come out sorted.
-        let mut per_doc: Vec<(u32, f32)> = Vec::new();
-        let mut doc_terms: Vec<(u32, u32, f32)> = Vec::new();
+        // Per document: fold each term's fields into one BM25F frequency, in a dense
+        // accumulator by term (no sort). Documents come in order, so postings come out
+        // sorted by document.
+        let mut acc = vec![0f32; n_terms];
+        let mut doc_order: Vec<u32> = Vec::new();
+        let mut doc_terms: Vec<(u32, u32, f32)> =
+            Vec::with_capacity(self.pending.occurrences.len() / 2);
         let mut df = vec![0u32; n_terms];
         for doc in 0..n_docs {
-            let slice = &mut self.pending.occurrences
-                [self.pending.starts[doc]..self.pending.starts[doc + 1]];
-            slice.sort_unstable();
+            let slice =
+                &self.pending.occurrences[self.pending.starts[doc]..self.pending.starts[doc + 1]];
             let lengths = &self.pending.lengths[doc];
             let norm: [f32; FIELDS] = std::array::from_fn(|f| {
                 WEIGHTS[f] / (1.0 - B[f] + B[f] * f32::from(lengths[f]).max(1.0) / mean[f])
             });
-            per_doc.clear();
-            for &(term, field) in slice.iter() {
-                let add = norm[field as usize];
-                match per_doc.last_mut() {
-                    Some((last, tf)) if *last == term => *tf += add,
-                    _ => per_doc.push((term, add)),
+            doc_order.clear();
+            for &(term, field) in slice {
+                let slot = &mut acc[term as usize];
+                if *slot == 0.0 {
+                    doc_order.push(term);
                 }
+                *slot += norm[field as usize];
             }
-            for &(term, tf) in &per_doc {
+            for &term in &doc_order {
+                let tf = std::mem::take(&mut acc[term as usize]);
                 df[term as usize] += 1;
                 doc_terms.push((term, doc as u32, tf / (K1 + tf)));
             }
@@ -382,6 +419,7 @@ impl Builder {
         self.bigrams.sort_unstable();
         self.bigrams.dedup();
         let typos = TypoIndex::build(self.word_text.iter().map(|word| &**word));
+        self.words.retain(|_, id| *id != STOP_WORD);
         SearchIndex {
             n_docs,
             terms: self.terms,
@@ -494,7 +532,9 @@ thread_local! {
 impl SearchIndex {
     /// Builds the index of `docs`; a [`Hit`]'s `doc` is a document's position in this order.
     pub fn build(docs: impl IntoIterator<Item = Document>) -> Self {
+        let docs = docs.into_iter();
         let mut builder = Builder::new();
+        builder.reserve(docs.size_hint().0);
         for doc in docs {
             if builder.pending.starts.len() >= u32::MAX as usize {
                 break;

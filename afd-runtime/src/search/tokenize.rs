@@ -47,24 +47,100 @@ const MIN_WORD_CHARS: usize = 2;
 /// ```
 pub fn for_each_word(text: &str, mut emit: impl FnMut(&str, Piece)) {
     let mut buffer = String::new();
-    let mut run_start: Option<usize> = None;
-    for (index, ch) in text.char_indices() {
-        if ch.is_alphanumeric() {
-            run_start.get_or_insert(index);
-        } else if let Some(start) = run_start.take() {
-            emit_run(&text[start..index], &mut buffer, &mut emit);
+    let bytes = text.as_bytes();
+    let mut index = 0;
+    // Bytes for ASCII (nearly all catalog text), characters only past it. A run of
+    // lowercase ASCII letters and digits, the common case, is emitted as it is.
+    while index < bytes.len() {
+        let start = index;
+        let mut plain = true;
+        while index < bytes.len() {
+            let byte = bytes[index];
+            if byte.is_ascii_lowercase() || byte.is_ascii_digit() {
+                index += 1;
+            } else if byte.is_ascii_uppercase() {
+                plain = false;
+                index += 1;
+            } else if byte.is_ascii() {
+                break;
+            } else {
+                let ch = text[index..].chars().next().unwrap_or_default();
+                if !ch.is_alphanumeric() {
+                    break;
+                }
+                plain = false;
+                index += ch.len_utf8();
+            }
+        }
+        if index > start {
+            let run = &text[start..index];
+            if plain {
+                if run.len() >= MIN_WORD_CHARS {
+                    emit(run, Piece::Whole);
+                }
+            } else {
+                emit_run(run, &mut buffer, &mut emit);
+            }
+        }
+        // Skip the separator (one ASCII byte or one character).
+        if index < bytes.len() {
+            index += if bytes[index].is_ascii() {
+                1
+            } else {
+                text[index..].chars().next().map_or(1, char::len_utf8)
+            };
         }
     }
-    if let Some(start) = run_start {
-        emit_run(&text[start..], &mut buffer, &mut emit);
-    }
 }
+
+/// Most case changes split in one run; the rest of the run stays in its last part.
+const MAX_CUTS: usize = 16;
 
 /// Splits one run of letters and digits at its case changes and emits the words.
 fn emit_run(run: &str, buffer: &mut String, emit: &mut impl FnMut(&str, Piece)) {
     // Byte offsets where a new part starts: lower -> Upper (`createUser`) and the last
     // capital of an acronym before a lowercase letter (`HTTPServer` -> `HTTP`, `Server`).
-    let mut cuts: [usize; 16] = [0; 16];
+    let mut cuts: [usize; MAX_CUTS] = [0; MAX_CUTS];
+    let n_cuts = if run.is_ascii() {
+        ascii_cuts(run.as_bytes(), &mut cuts)
+    } else {
+        unicode_cuts(run, &mut cuts)
+    };
+    if n_cuts == 0 {
+        emit_lower(run, buffer, Piece::Whole, emit);
+        return;
+    }
+    let mut start = 0;
+    for &cut in &cuts[..n_cuts] {
+        emit_lower(&run[start..cut], buffer, Piece::Part, emit);
+        start = cut;
+    }
+    emit_lower(&run[start..], buffer, Piece::Part, emit);
+    emit_lower(run, buffer, Piece::Compound, emit);
+}
+
+/// The case changes of an ASCII run, as [`unicode_cuts`] finds them.
+fn ascii_cuts(run: &[u8], cuts: &mut [usize; MAX_CUTS]) -> usize {
+    let mut n_cuts = 0;
+    for index in 1..run.len() {
+        let (prev, ch) = (run[index - 1], run[index]);
+        if !ch.is_ascii_uppercase() {
+            continue;
+        }
+        let boundary = prev.is_ascii_lowercase()
+            || prev.is_ascii_digit()
+            || (prev.is_ascii_uppercase()
+                && run.get(index + 1).is_some_and(u8::is_ascii_lowercase));
+        if boundary && n_cuts < cuts.len() {
+            cuts[n_cuts] = index;
+            n_cuts += 1;
+        }
+    }
+    n_cuts
+}
+
+/// The byte offsets of a run's case changes.
+fn unicode_cuts(run: &str, cuts: &mut [usize; MAX_CUTS]) -> usize {
     let mut n_cuts = 0;
     let mut chars = run.char_indices().peekable();
     let mut previous: Option<char> = None;
@@ -82,20 +158,24 @@ fn emit_run(run: &str, buffer: &mut String, emit: &mut impl FnMut(&str, Piece)) 
         }
         previous = Some(ch);
     }
-    if n_cuts == 0 {
-        emit_lower(run, buffer, Piece::Whole, emit);
-        return;
-    }
-    let mut start = 0;
-    for &cut in &cuts[..n_cuts] {
-        emit_lower(&run[start..cut], buffer, Piece::Part, emit);
-        start = cut;
-    }
-    emit_lower(&run[start..], buffer, Piece::Part, emit);
-    emit_lower(run, buffer, Piece::Compound, emit);
+    n_cuts
 }
 
 fn emit_lower(word: &str, buffer: &mut String, piece: Piece, emit: &mut impl FnMut(&str, Piece)) {
+    if word.is_ascii() {
+        if word.len() < MIN_WORD_CHARS {
+            return;
+        }
+        if !word.bytes().any(|byte| byte.is_ascii_uppercase()) {
+            emit(word, piece);
+            return;
+        }
+        buffer.clear();
+        buffer.push_str(word);
+        buffer.make_ascii_lowercase();
+        emit(buffer, piece);
+        return;
+    }
     if word.chars().nth(MIN_WORD_CHARS - 1).is_none() {
         return;
     }
@@ -337,6 +417,14 @@ mod tests {
         assert!(words("  \t-_ ").is_empty());
         assert_eq!(words("Über Straße"), ["über", "straße"]);
         assert_eq!(words("日本語 テキスト"), ["日本語", "テキスト"]);
+        assert_eq!(
+            words("naïveCafé x9Über"),
+            ["naïve", "café", "naïvecafé", "x9", "über", "x9über"]
+        );
+        assert_eq!(
+            words("ÉtéHTTPServer"),
+            ["été", "http", "server", "étéhttpserver"]
+        );
     }
 
     #[test]
