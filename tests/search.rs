@@ -120,6 +120,66 @@ fn a_name_match_beats_a_description_only_match() {
 }
 
 #[test]
+fn plural_objects_favour_a_listing() {
+    let docs = vec![
+        doc("slot-create", "Create a work slot in the planner."),
+        doc("slot-list", "List the work slots of the planner."),
+        doc("slot-delete", "Delete a work slot from the planner."),
+    ];
+    let index = SearchIndex::build(docs.clone());
+    assert_eq!(names(&index, &docs, "planner slots")[0], "slot-list");
+    // Singular, or asking for a change: no listing wanted.
+    assert_eq!(names(&index, &docs, "new planner slot")[0], "slot-create");
+    assert_eq!(
+        names(&index, &docs, "delete planner slots")[0],
+        "slot-delete"
+    );
+}
+
+#[test]
+fn intent_comes_from_the_word_that_leads_the_query() {
+    let notes = |read_only| Document {
+        read_only: Some(read_only),
+        ..doc("notes", "Notes of an issue.")
+    };
+    let docs = vec![notes(true), notes(false)];
+    let index = SearchIndex::build(docs);
+    let first = |query: &str| index.search(query, 2)[0].doc;
+    assert_eq!(first("show issue notes"), 0);
+    assert_eq!(first("what notes does the issue have?"), 0);
+    assert_eq!(first("comment issue notes"), 1);
+    // "comment" further on is a noun: no intent, the tie goes to the earlier document.
+    assert_eq!(first("issue notes comment"), 0);
+}
+
+#[test]
+fn two_words_match_their_compound_and_themselves() {
+    let docs = vec![
+        doc(
+            "orgs-list",
+            "List organisations, sorted by their pullRequests count.",
+        ),
+        doc("search_pull_requests", "Search for pull requests."),
+    ];
+    let index = SearchIndex::build(docs.clone());
+    // Before, "pull requests" became `pullrequests` alone and missed the second.
+    let found = names(&index, &docs, "the pull requests");
+    assert!(
+        found.contains(&"search_pull_requests".to_owned()),
+        "{found:?}"
+    );
+    assert!(found.contains(&"orgs-list".to_owned()), "{found:?}");
+    assert_eq!(names(&index, &docs, "pullRequests")[0], "orgs-list");
+    // A compound with a stop word still stands for the pair: "on call" -> `oncall`.
+    let docs = vec![
+        doc("call-start", "Start a call."),
+        doc("oncall-list", "Who is oncall."),
+    ];
+    let index = SearchIndex::build(docs.clone());
+    assert_eq!(names(&index, &docs, "on call")[0], "oncall-list");
+}
+
+#[test]
 fn stop_words_do_not_rank() {
     let docs = vec![
         doc("the-thing", "The the the of of and to a an in."),
@@ -260,7 +320,7 @@ fn load_catalogs(dir: &Path) -> (Vec<String>, Vec<Document>) {
 }
 
 #[test]
-fn recall_at_5_on_the_development_queries() {
+fn recall_at_5_and_mrr_on_the_development_queries() {
     let Some(dir) = eval_dir() else {
         println!("skipped: shared/eval not found (set AFD_EVAL_DIR)");
         return;
@@ -291,9 +351,8 @@ fn recall_at_5_on_the_development_queries() {
         }
     }
     let recall = found as f64 / total as f64;
-    println!(
-        "Recall@5 {recall:.3}, MRR {:.3} over {total} queries",
-        reciprocal / total as f64
-    );
-    assert!(recall >= 0.85, "Recall@5 {recall:.3} < 0.85");
+    let mrr = reciprocal / total as f64;
+    println!("Recall@5 {recall:.3}, MRR {mrr:.3} over {total} queries");
+    assert!(recall >= 0.90, "Recall@5 {recall:.3} < 0.90");
+    assert!(mrr >= 0.75, "MRR {mrr:.3} < 0.75");
 }

@@ -12,7 +12,10 @@
 //!   of several similar commands the one whose name *is* the request wins;
 //! - **category**: the share of the category's words the query names ("... in Notion");
 //! - **intent**: a command whose read-only flag agrees with what the query asks for
-//!   (reading or changing) gains a little;
+//!   (reading or changing, by the verb or question word that leads the query) gains a
+//!   little;
+//! - **listing**: a query that names things in the plural without asking for a change
+//!   ("datasource UIDs") favours a command whose name's verb is `list`;
 //! - **bigrams**: two query words in a row that stand in a row in the name or title.
 //!
 //! The weights were set on a development set of agent queries against real MCP catalogs,
@@ -62,6 +65,10 @@ const CATEGORY: f32 = 0.3;
 /// How much a document whose read-only flag agrees with the query's intent gains: the
 /// score is multiplied by `1 + INTENT`.
 const INTENT: f32 = 0.3;
+/// How much a listing command gains when the query names things in the plural and does
+/// not ask for a change ("datasource UIDs", "planner slots"): the score of a command whose
+/// name's verb is `list` is multiplied by `1 + LISTING`.
+const LISTING: f32 = 0.2;
 /// The score added for each query bigram found in a name or title, times the bigram's
 /// mean idf.
 const BIGRAM: f32 = 0.25;
@@ -155,6 +162,8 @@ pub struct SearchIndex {
     bigrams: Vec<(u64, u32)>,
     /// Document -> [`Document::read_only`].
     read_only: Vec<Option<bool>>,
+    /// Document -> the term of the first verb of its name, or [`NO_TERM`].
+    name_verb: Vec<u32>,
     typos: TypoIndex,
 }
 
@@ -181,6 +190,12 @@ struct Builder {
     word_base: Vec<u32>,
     word_text: Vec<Box<str>>,
     word_term: Vec<u32>,
+    /// Word id -> whether it is a verb that asks to read or to change something.
+    word_verb: Vec<bool>,
+    /// Document -> the term of the first verb of its name, or [`NO_TERM`].
+    name_verb: Vec<u32>,
+    /// The term of the first verb of the name being read.
+    current_verb: Option<u32>,
     pending: Pending,
     name_offsets: Vec<u32>,
     name_terms: Vec<u32>,
@@ -200,6 +215,9 @@ impl Builder {
             word_base: Vec::new(),
             word_text: Vec::new(),
             word_term: Vec::new(),
+            word_verb: Vec::new(),
+            name_verb: Vec::new(),
+            current_verb: None,
             pending: Pending {
                 occurrences: Vec::new(),
                 starts: Vec::new(),
@@ -232,7 +250,7 @@ impl Builder {
     /// The term id of a word's stem and, for a word with a negative prefix, the term of the
     /// word it negates (`unstages` is about staging, `unlink` about links); `None` for a
     /// stop word. Each distinct word is analysed once.
-    fn word_terms(&mut self, word: &str) -> Option<(u32, Option<u32>)> {
+    fn word_terms(&mut self, word: &str) -> Option<(u32, Option<u32>, u32)> {
         // One lookup for any word met before, stop words included.
         if let Some(&id) = self.words.get(word) {
             if id == STOP_WORD {
@@ -242,6 +260,7 @@ impl Builder {
             return Some((
                 self.word_term[id as usize],
                 (base != NO_TERM).then_some(base),
+                id,
             ));
         }
         if tokenize::is_stop_word(word) {
@@ -258,7 +277,8 @@ impl Builder {
         self.word_text.push(word.into());
         self.word_term.push(term);
         self.word_base.push(base);
-        Some((term, (base != NO_TERM).then_some(base)))
+        self.word_verb.push(query::cue(word).is_some());
+        Some((term, (base != NO_TERM).then_some(base), word_id))
     }
 
     fn intern_stem(&mut self, word: &str) -> u32 {
@@ -276,9 +296,15 @@ impl Builder {
         self.sequence.clear();
         let doc = self.pending.starts.len() - 1;
         tokenize::for_each_word(text, |word, piece| {
-            let Some((term, base)) = self.word_terms(word) else {
+            let Some((term, base, word_id)) = self.word_terms(word) else {
                 return;
             };
+            if field == Field::Name
+                && self.current_verb.is_none()
+                && self.word_verb[word_id as usize]
+            {
+                self.current_verb = Some(term);
+            }
             self.pending.occurrences.push((term, field as u8));
             if piece == Piece::Compound {
                 return;
@@ -312,7 +338,9 @@ impl Builder {
     fn add(&mut self, doc: &Document) {
         self.pending.starts.push(self.pending.occurrences.len());
         self.pending.lengths.push([0; FIELDS]);
+        self.current_verb = None;
         self.add_text(Field::Name, &doc.name);
+        self.name_verb.push(self.current_verb.unwrap_or(NO_TERM));
         self.read_only.push(doc.read_only);
         self.name_offsets
             .push(u32::try_from(self.name_terms.len()).unwrap_or(u32::MAX));
@@ -435,6 +463,7 @@ impl Builder {
             category_terms: self.category_terms,
             bigrams: self.bigrams,
             read_only: self.read_only,
+            name_verb: self.name_verb,
             typos,
         }
     }
@@ -674,7 +703,7 @@ impl SearchIndex {
             0.0
         };
         // Margin for rounding between the bound and the score computed in another order.
-        let max_boost = (1.0 + NAME_COVERAGE) * (1.0 + CATEGORY) * 1.001;
+        let max_boost = (1.0 + NAME_COVERAGE) * (1.0 + CATEGORY) * (1.0 + LISTING) * 1.001;
         s.ranked
             .retain(|&(lower, _, _)| lower * max_boost >= threshold);
         for entry in &mut s.ranked {
@@ -694,6 +723,9 @@ impl SearchIndex {
                 &query.matches,
             );
             entry.0 *= (1.0 + NAME_COVERAGE * name) * (1.0 + CATEGORY * category);
+            if query.list.is_some_and(|list| list == self.name_verb[d]) {
+                entry.0 *= 1.0 + LISTING;
+            }
             entry.1 = tie_break(d);
         }
         let order = |a: &(f32, f32, u32), b: &(f32, f32, u32)| {

@@ -9,8 +9,13 @@
 //! - **synonym phrases**: "sign in", "how many", "pull request";
 //! - **steps**: in "do A, then do B" the words after `then` weigh less, since the first
 //!   step is the command wanted now;
-//! - **read or write intent**: the first word that asks to read ("show", "which") or to
-//!   change something ("create", "remove").
+//! - **read or write intent**: the word that leads the request, when it asks to read
+//!   ("show", "which") or to change something ("create", "remove"); a cue word further on
+//!   is more often a noun ("comment history");
+//! - **plurals**: a query that names things in the plural without asking for a change
+//!   looks for a listing;
+//! - **compounds**: two content words whose concatenation the vocabulary knows ("pull
+//!   requests", `pullRequests`) are each satisfied by their own stem or by the compound.
 
 use super::MAX_QUERY_BYTES;
 use super::document::truncate;
@@ -56,8 +61,11 @@ pub(crate) struct Query {
     /// Every term that satisfies some concept with its best weight, sorted by term.
     pub matches: Vec<(u32, f32)>,
     /// Whether the query asks to read (`Some(true)`: "show ...", "which ...?") or to change
-    /// something (`Some(false)`: "create ...", "remove ..."), by its first word that says.
+    /// something (`Some(false)`: "create ...", "remove ..."), by the word that leads it.
     pub read_intent: Option<bool>,
+    /// The term of `list` when the query names things in the plural without asking for a
+    /// change ("open pull requests", "datasource UIDs"): a listing is likelier wanted.
+    pub list: Option<u32>,
 }
 
 /// Words that ask to read: questions and reading verbs.
@@ -127,19 +135,40 @@ fn cue_stems() -> &'static (Vec<String>, Vec<String>) {
     &STEMS
 }
 
-/// Read or write intent, from the first word that is a cue of either.
-fn read_intent(words: &[Word]) -> Option<bool> {
+/// Whether a word is a read cue (`Some(true)`), a write cue (`Some(false)`) or neither.
+pub(crate) fn cue(word: &str) -> Option<bool> {
     let (read, write) = cue_stems();
-    for word in words.iter().filter(|word| word.step >= 1.0) {
-        let stem = tokenize::stem(&word.text);
-        if read.binary_search_by(|s| s.as_str().cmp(&stem)).is_ok() {
-            return Some(true);
+    let stem = tokenize::stem(word);
+    if read.binary_search_by(|s| s.as_str().cmp(&stem)).is_ok() {
+        return Some(true);
+    }
+    if write.binary_search_by(|s| s.as_str().cmp(&stem)).is_ok() {
+        return Some(false);
+    }
+    None
+}
+
+/// The position of the word that leads the request: the first word that is not a stop
+/// word, or a question word before it. An imperative verb stands there ("show ...",
+/// "create ..."); elsewhere a cue word is more often a noun ("comment history").
+fn lead(words: &[Word]) -> Option<usize> {
+    for (at, word) in words.iter().enumerate() {
+        if word.step < 1.0 {
+            return None;
         }
-        if write.binary_search_by(|s| s.as_str().cmp(&stem)).is_ok() {
-            return Some(false);
+        if cue(&word.text) == Some(true) {
+            return Some(at);
+        }
+        if !tokenize::is_stop_word(&word.text) {
+            return Some(at);
         }
     }
     None
+}
+
+/// Read or write intent, from the word that leads the request.
+fn read_intent(words: &[Word]) -> Option<bool> {
+    lead(words).and_then(|at| cue(&words[at].text))
 }
 
 struct Word {
@@ -204,10 +233,10 @@ pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
         read_intent: read_intent(&words),
         ..Query::default()
     };
-    let mut stems: Vec<String> = Vec::new();
+
+    let mut work = Work::default();
     // Main term of each word concept in query order, for bigrams.
     let mut sequence: Vec<(u32, f32)> = Vec::new();
-    let mut corrections = Vec::new();
 
     // Phrases of the synonym table, stop words included ("sign in", "how many").
     let longest = table.longest_phrase();
@@ -241,28 +270,36 @@ pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
     }
 
     let mut at = 0;
+    // The term of a compound the current word forms with its neighbour.
+    let mut joined_with_previous: Option<u32> = None;
     while at < words.len() && query.concepts.len() < MAX_CONCEPTS {
+        let mut extra = joined_with_previous.take();
         if words[at].consumed {
             at += 1;
             continue;
         }
-        // Two words whose concatenation the vocabulary knows: "on call" -> "oncall".
+        // Two words whose concatenation the vocabulary knows: "on call" -> "oncall" (with a
+        // stop word, the compound replaces them).
         if let Some(next) = words.get(at + 1).filter(|next| !next.consumed) {
             let joined = format!("{}{}", words[at].text, next.text);
-            if joined.chars().count() >= 5
+            let content =
+                !tokenize::is_stop_word(&words[at].text) && !tokenize::is_stop_word(&next.text);
+            if let Some(id) = index.word_id(&joined).filter(|_| {
+                content && joined.chars().count() >= 5 && !tokenize::is_stop_word(&joined)
+            }) {
+                // Two content words ("pull requests"): either satisfies its own concept
+                // or the compound (`pullRequests`).
+                let term = index.term_of_word(id);
+                extra = Some(term);
+                joined_with_previous = Some(term);
+            } else if joined.chars().count() >= 5
                 && !tokenize::is_stop_word(&joined)
                 && index.word_id(&joined).is_some()
             {
                 let step = words[at].step.max(next.step);
-                if let Some(term) = word_concept(
-                    index,
-                    table,
-                    &joined,
-                    step,
-                    &mut stems,
-                    &mut query,
-                    &mut corrections,
-                ) {
+                if let Some(term) =
+                    word_concept(index, table, &joined, step, &mut work, &mut query, None)
+                {
                     sequence.push((term, step));
                 }
                 at += 2;
@@ -272,13 +309,7 @@ pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
         let word = &words[at];
         if !tokenize::is_stop_word(&word.text)
             && let Some(term) = word_concept(
-                index,
-                table,
-                &word.text,
-                word.step,
-                &mut stems,
-                &mut query,
-                &mut corrections,
+                index, table, &word.text, word.step, &mut work, &mut query, extra,
             )
         {
             sequence.push((term, word.step));
@@ -298,11 +329,32 @@ pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
             query.matches.push((term, weight * concept.weight));
         }
     }
+    let plural = words.iter().any(|word| {
+        word.step >= 1.0
+            && word.text.len() >= 4
+            && word.text.ends_with('s')
+            && !word.text.ends_with("ss")
+            && !tokenize::is_stop_word(&word.text)
+            && cue(&word.text).is_none()
+            && tokenize::stem(&word.text).len() < word.text.len()
+    });
+    if plural && query.read_intent != Some(false) {
+        query.list = index.term_of_stem(&tokenize::stem("list"));
+    }
     query
         .matches
         .sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
     query.matches.dedup_by_key(|entry| entry.0);
     query
+}
+
+/// Working memory of one analysis.
+#[derive(Default)]
+struct Work {
+    /// The stems that have a concept already.
+    stems: Vec<String>,
+    /// Scratch for typo corrections.
+    corrections: Vec<(u32, usize)>,
 }
 
 /// Adds the concept of one query word; returns its main term when it has one.
@@ -311,10 +363,11 @@ fn word_concept(
     table: &SynonymTable,
     word: &str,
     step: f32,
-    stems: &mut Vec<String>,
+    work: &mut Work,
     query: &mut Query,
-    corrections: &mut Vec<(u32, usize)>,
+    extra: Option<u32>,
 ) -> Option<u32> {
+    let Work { stems, corrections } = work;
     let stem = tokenize::stem(word).into_owned();
     if stems.contains(&stem) {
         return None;
@@ -345,6 +398,9 @@ fn word_concept(
         }
     }
     stems.push(stem);
+    if let Some(term) = extra {
+        push_max(&mut expansions, term, 1.0);
+    }
     let main = expansions.first().map(|&(term, _)| term);
     if add_concept(query, index, step, expansions) {
         main

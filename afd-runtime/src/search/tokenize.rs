@@ -198,7 +198,19 @@ static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::
 /// assert_eq!(stem("creates"), stem("create"));
 /// ```
 pub fn stem(word: &str) -> Cow<'_, str> {
-    STEMMER.stem(word)
+    let stem = STEMMER.stem(word);
+    // Snowball keeps the `s` of a plural without a vowel before it (`dsns`, `vms`): drop
+    // it, so that `DSNs` finds `dsn`.
+    let bytes = stem.as_bytes();
+    if bytes.len() >= 4
+        && bytes.last() == Some(&b's')
+        && !bytes[..bytes.len() - 1]
+            .iter()
+            .any(|b| b"aeiouy".contains(b))
+    {
+        return Cow::Owned(stem[..stem.len() - 1].to_owned());
+    }
+    stem
 }
 
 /// Words too common to tell commands apart: English function words, the pieces of
@@ -432,5 +444,10 @@ mod tests {
         let forms = ["create", "created", "creating", "creates"];
         let stems: Vec<_> = forms.iter().map(|w| stem(w).into_owned()).collect();
         assert!(stems.windows(2).all(|pair| pair[0] == pair[1]), "{stems:?}");
+        // Plurals of acronyms without a vowel.
+        assert_eq!(stem("dsns"), stem("dsn"));
+        assert_eq!(stem("sdks"), stem("sdk"));
+        assert_eq!(stem("status"), "status");
+        assert_eq!(stem("class"), "class");
     }
 }
