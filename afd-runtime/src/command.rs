@@ -3,6 +3,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -18,6 +19,75 @@ pub type HandlerFuture = Pin<Box<dyn Future<Output = CommandResult<Value>> + Sen
 /// The handler deserialises its input itself; the runtime validates the input against the
 /// command's JSON Schema before calling it.
 pub type HandlerFn = fn(Value, CommandContext) -> HandlerFuture;
+
+/// A handler that carries state, for commands defined at run time (see [`RuntimeParts`]).
+pub type SharedHandler = Arc<dyn Fn(Value, CommandContext) -> HandlerFuture + Send + Sync>;
+
+/// What a command defined at run time has instead of generated functions: its input (and
+/// output) schema as values and a handler that carries state, such as the client of the
+/// server a gateway forwards the call to.
+///
+/// A [`CommandDef`] built with [`CommandDef::runtime`] points at one of these for the life
+/// of the program (the registry holds `&'static` definitions): whoever builds them at run
+/// time leaks them, and should intern them so that rebuilding a catalog leaks only what
+/// changed.
+pub struct RuntimeParts {
+    input_schema: Value,
+    output_schema: Option<Value>,
+    handler: SharedHandler,
+}
+
+impl RuntimeParts {
+    /// The input schema and the handler.
+    pub fn new(input_schema: Value, handler: SharedHandler) -> Self {
+        RuntimeParts {
+            input_schema,
+            output_schema: None,
+            handler,
+        }
+    }
+
+    /// Sets the output schema.
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: Option<Value>) -> Self {
+        self.output_schema = schema;
+        self
+    }
+
+    /// The input schema.
+    pub fn input_schema(&self) -> &Value {
+        &self.input_schema
+    }
+
+    /// The output schema, if any.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
+    }
+}
+
+impl fmt::Debug for RuntimeParts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuntimeParts")
+            .field("input_schema", &self.input_schema)
+            .field("output_schema", &self.output_schema)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The fn-pointer handler of a run-time definition: never called by the runtime, which
+/// goes through [`CommandDef::invoke`]; fails for a caller that uses
+/// [`CommandDef::handler`] directly.
+fn runtime_handler(_input: Value, _ctx: CommandContext) -> HandlerFuture {
+    Box::pin(async {
+        CommandResult::failure(crate::error::CommandError::internal(
+            "a command defined at run time is called through CommandDef::invoke",
+        ))
+    })
+}
+
+fn empty_object_schema() -> Value {
+    serde_json::json!({"type": "object"})
+}
 
 /// How long a command is expected to take; drives default timeouts and tells agents what to
 /// expect.
@@ -138,6 +208,16 @@ pub struct SourceLocation {
     pub module_path: &'static str,
 }
 
+impl SourceLocation {
+    /// The location of definitions built at run time, which have no source.
+    pub const RUNTIME: SourceLocation = SourceLocation {
+        file: "<runtime>",
+        line: 0,
+        column: 0,
+        module_path: "<runtime>",
+    };
+}
+
 impl fmt::Display for SourceLocation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}:{}", self.file, self.line, self.column)
@@ -198,6 +278,7 @@ pub struct CommandDef {
     handler: HandlerFn,
     input_schema: fn() -> Value,
     output_schema: fn() -> Option<Value>,
+    runtime: Option<&'static RuntimeParts>,
 }
 
 fn no_output_schema() -> Option<Value> {
@@ -237,6 +318,64 @@ impl CommandDef {
             handler,
             input_schema,
             output_schema: no_output_schema,
+            runtime: None,
+        }
+    }
+
+    /// A definition built at run time (a gateway's upstream tool, a plugin's command): its
+    /// schemas are values and its handler carries state, both in `parts`. Every other
+    /// field is set with the same builder methods as a static definition.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use afd_runtime::{CommandDef, CommandResult, RuntimeParts, SourceLocation};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let greeting = String::from("hello");
+    /// let parts: &'static RuntimeParts = Box::leak(Box::new(RuntimeParts::new(
+    ///     json!({"type": "object"}),
+    ///     Arc::new(move |_input, _ctx| {
+    ///         let greeting = greeting.clone();
+    ///         Box::pin(async move { CommandResult::success(json!(greeting)) })
+    ///     }),
+    /// )));
+    /// let def: &'static CommandDef = Box::leak(Box::new(
+    ///     CommandDef::runtime("greet", "Say hello.", parts, SourceLocation::RUNTIME)
+    ///         .with_category("demo"),
+    /// ));
+    /// let registry = afd_runtime::Registry::builder().register(def).build().unwrap();
+    /// let result = registry.call("greet", json!({}), Default::default()).await;
+    /// assert_eq!(result.data.unwrap(), json!("hello"));
+    /// # }
+    /// ```
+    pub const fn runtime(
+        name: &'static str,
+        description: &'static str,
+        parts: &'static RuntimeParts,
+        source: SourceLocation,
+    ) -> Self {
+        let mut def = CommandDef::new(
+            name,
+            description,
+            runtime_handler,
+            empty_object_schema,
+            source,
+        );
+        def.runtime = Some(parts);
+        def
+    }
+
+    /// The run-time parts, for a definition built with [`CommandDef::runtime`].
+    pub const fn runtime_parts(&self) -> Option<&'static RuntimeParts> {
+        self.runtime
+    }
+
+    /// Runs the handler: the generated function, or the run-time handler.
+    pub fn invoke(&self, input: Value, ctx: CommandContext) -> HandlerFuture {
+        match self.runtime {
+            None => (self.handler)(input, ctx),
+            Some(parts) => (parts.handler)(input, ctx),
         }
     }
 
@@ -467,19 +606,26 @@ impl CommandDef {
         self.source
     }
 
-    /// The type-erased handler.
+    /// The type-erased handler of a static definition (a run-time definition answers
+    /// through [`CommandDef::invoke`]; prefer that).
     pub const fn handler(&self) -> HandlerFn {
         self.handler
     }
 
     /// Generates the input JSON Schema (prefer the registry's cached copy).
     pub fn generate_input_schema(&self) -> Value {
-        (self.input_schema)()
+        match self.runtime {
+            None => (self.input_schema)(),
+            Some(parts) => parts.input_schema.clone(),
+        }
     }
 
     /// Generates the output JSON Schema, when the output type has one.
     pub fn generate_output_schema(&self) -> Option<Value> {
-        (self.output_schema)()
+        match self.runtime {
+            None => (self.output_schema)(),
+            Some(parts) => parts.output_schema.clone(),
+        }
     }
 }
 

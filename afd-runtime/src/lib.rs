@@ -23,7 +23,10 @@ pub mod typescript;
 pub mod usage;
 pub mod validate;
 
-pub use command::{CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, SourceLocation};
+pub use command::{
+    CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, RuntimeParts, SharedHandler,
+    SourceLocation,
+};
 pub use context::CommandContext;
 pub use contexts::{ContextDef, NoContextPolicy, Scope, SessionConfig, Sessions};
 pub use dispatch::batch::{BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult};

@@ -68,8 +68,7 @@ impl Service<CommandRequest> for HandlerService {
     fn call(&mut self, request: CommandRequest) -> Self::Future {
         let CommandRequest { def, input, ctx } = request;
         let dev_mode = ctx.dev_mode();
-        let handler = def.handler();
-        let started = std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)));
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| def.invoke(input, ctx)));
         Box::pin(async move {
             let outcome = match started {
                 Ok(future) => AssertUnwindSafe(future).catch_unwind().await,

@@ -438,8 +438,33 @@ impl fmt::Debug for McpServer {
 impl McpServer {
     /// A builder over a `'static` registry (usually [`Registry::global`]).
     pub fn builder(registry: &'static Registry) -> McpServerBuilder {
+        McpServer::builder_from(Dispatcher::builder(registry))
+    }
+
+    /// A builder over a shared registry, such as one built at run time from
+    /// [`CommandDef::runtime`](crate::CommandDef::runtime) definitions. A host whose
+    /// catalog changes while serving builds a new server over the new registry (sharing
+    /// its [`Sessions`](crate::contexts::Sessions) and [`UsageStats`](crate::usage::UsageStats)
+    /// through [`McpServerBuilder::dispatch`]) and swaps it in under connected clients with
+    /// [`McpServer::with_connection_of`].
+    pub fn builder_shared(registry: Arc<Registry>) -> McpServerBuilder {
+        McpServer::builder_from(Dispatcher::builder_shared(registry))
+    }
+
+    /// This server's catalog served on `other`'s connection (its transport session, and
+    /// so the session's context stack): for a host that swaps catalogs under connected
+    /// clients.
+    #[must_use]
+    pub fn with_connection_of(&self, other: &McpServer) -> McpServer {
+        McpServer {
+            inner: self.inner.clone(),
+            connection: other.connection.clone(),
+        }
+    }
+
+    fn builder_from(dispatcher: DispatcherBuilder) -> McpServerBuilder {
         McpServerBuilder {
-            dispatcher: Dispatcher::builder(registry).surface(Surface::Mcp),
+            dispatcher: dispatcher.surface(Surface::Mcp),
             name: "afd".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             strategy: Strategy::Lazy,
@@ -592,6 +617,36 @@ impl McpServer {
             None => to_tool_result(&CommandResult::<Value>::failure(
                 dispatcher.registry().not_found(name),
             )),
+        }
+    }
+}
+
+/// Progress reporting to the MCP client, for a `tools/call` whose request carried a
+/// progress token: handlers find it in their context (`ctx.state::<Progress>()`, absent
+/// when the client asked for no progress) and send `notifications/progress` through it.
+#[derive(Clone)]
+pub struct Progress {
+    peer: rmcp::Peer<RoleServer>,
+    token: rmcp::model::ProgressToken,
+}
+
+impl fmt::Debug for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Progress")
+            .field("token", &self.token)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Progress {
+    /// Sends one `notifications/progress` (progress should grow with every report); a
+    /// client that went away is logged, not an error of the call.
+    pub async fn report(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let mut params = rmcp::model::ProgressNotificationParam::new(self.token.clone(), progress);
+        params.total = total;
+        params.message = message;
+        if let Err(error) = self.peer.notify_progress(params).await {
+            tracing::debug!(%error, "could not send notifications/progress");
         }
     }
 }
@@ -766,6 +821,12 @@ impl ServerHandler for McpServer {
             .map(str::to_owned);
         if let Some(session) = explicit.or_else(|| self.transport_session(&context)) {
             ctx = ctx.with_session(session);
+        }
+        if let Some(token) = context.meta.get_progress_token() {
+            ctx = ctx.with_state(Progress {
+                peer: context.peer.clone(),
+                token,
+            });
         }
         // Where tools/list follows the transport session, announce what the call changed.
         let followed = self.followed_session(&context);
