@@ -1,0 +1,372 @@
+//! The gateway's configuration: the `mcpServers` file Claude Desktop, Cursor and Claude Code
+//! already use, plus optional gateway keys on each server and a top-level `gateway` object.
+//!
+//! ```json
+//! {"mcpServers": {
+//!    "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+//!    "shop":  {"url": "http://127.0.0.1:8787/mcp", "headers": {"Authorization": "Bearer x"},
+//!              "readOnly": true, "deny": ["order-*"], "timeoutMs": 10000, "eager": true}},
+//!  "gateway": {"strategy": "lazy", "cacheDir": "/tmp/afd-gateway-cache", "timeoutMs": 60000}}
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// The default time one upstream tool call may take.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The default time an upstream may take to start and answer `initialize` and `tools/list`.
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a configuration could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read the configuration {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a valid configuration.
+    #[error("invalid configuration {path}: {message}")]
+    Invalid {
+        /// The file (or `<inline>`).
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The whole configuration file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Config {
+    /// The upstream servers by name, as clients write them.
+    #[serde(rename = "mcpServers")]
+    pub servers: BTreeMap<String, ServerConfig>,
+    /// Gateway-wide settings.
+    #[serde(default)]
+    pub gateway: GatewaySettings,
+}
+
+/// Gateway-wide settings (the `gateway` object).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GatewaySettings {
+    /// The tool strategy: `lazy` (default), `individual`, `grouped` or `hybrid`.
+    #[serde(default)]
+    pub strategy: Option<String>,
+    /// Where tool lists are cached (default: `$XDG_CACHE_HOME/afd-gateway` or
+    /// `~/.cache/afd-gateway`).
+    #[serde(default)]
+    pub cache_dir: Option<PathBuf>,
+    /// Default per-call timeout in milliseconds (default 60,000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Every server read-only: no tool that may change state is callable.
+    #[serde(default)]
+    pub read_only: bool,
+}
+
+/// How to reach one upstream server, and the gateway's rules for it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerConfig {
+    /// The program to start (stdio transport).
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment variables for it.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Its working directory.
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    /// The streamable HTTP endpoint (HTTP transport).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// HTTP headers sent on every request (`Authorization` among them).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Start with the gateway (default: on first use, or at once when no tool list is
+    /// cached yet).
+    #[serde(default)]
+    pub eager: bool,
+    /// Leave the server out.
+    #[serde(default)]
+    pub disabled: bool,
+    /// What the server offers, shown to agents (default: the server's own instructions).
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Per-call timeout in milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Start-up timeout in milliseconds.
+    #[serde(default)]
+    pub start_timeout_ms: Option<u64>,
+    /// Only these tools (upstream names; `*` matches any run of characters).
+    #[serde(default)]
+    pub allow: Option<Vec<String>>,
+    /// Never these tools (upstream names; `*` matches any run of characters).
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// No tool that may change state (every tool not annotated `readOnlyHint: true`).
+    #[serde(default)]
+    pub read_only: bool,
+}
+
+/// The transport of an upstream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process over stdio.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint.
+        url: String,
+    },
+}
+
+impl ServerConfig {
+    /// The transport this entry describes.
+    ///
+    /// # Errors
+    ///
+    /// Neither or both of `command` and `url`.
+    pub fn transport(&self) -> Result<Transport, String> {
+        match (&self.command, &self.url) {
+            (Some(command), None) => Ok(Transport::Stdio {
+                command: command.clone(),
+                args: self.args.clone(),
+            }),
+            (None, Some(url)) => Ok(Transport::Http { url: url.clone() }),
+            (Some(_), Some(_)) => Err("has both `command` and `url`; keep one".to_owned()),
+            (None, None) => Err("needs `command` (stdio) or `url` (streamable HTTP)".to_owned()),
+        }
+    }
+
+    /// The per-call timeout.
+    pub fn call_timeout(&self, default: Duration) -> Duration {
+        self.timeout_ms.map_or(default, Duration::from_millis)
+    }
+
+    /// The start-up timeout.
+    pub fn start_timeout(&self) -> Duration {
+        self.start_timeout_ms
+            .map_or(DEFAULT_START_TIMEOUT, Duration::from_millis)
+    }
+
+    /// A fingerprint of how the server is started: a cached tool list made with another
+    /// command, arguments or URL is not trusted.
+    pub fn fingerprint(&self) -> String {
+        let mut text = String::new();
+        match (&self.command, &self.url) {
+            (Some(command), _) => {
+                text.push_str(command);
+                for arg in &self.args {
+                    text.push('\u{1f}');
+                    text.push_str(arg);
+                }
+            }
+            (None, Some(url)) => text.push_str(url),
+            (None, None) => {}
+        }
+        format!("{:016x}", fnv1a(text.as_bytes()))
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash for cache keys (std's hasher is not stable across
+/// releases).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+impl Config {
+    /// Reads and checks a configuration file.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read, is not JSON of this shape, or a server entry has neither
+    /// or both of `command` and `url`, or a name that cannot prefix MCP tool names.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::parse(&text).map_err(|message| ConfigError::Invalid {
+            path: path.to_owned(),
+            message,
+        })
+    }
+
+    /// Parses and checks a configuration.
+    ///
+    /// # Errors
+    ///
+    /// As [`Config::load`], as a message.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        let config: Config = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        for (name, server) in &config.servers {
+            if name.is_empty()
+                || name.len() > 64
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(format!(
+                    "server name '{name}' must be 1 to 64 characters of A-Z, a-z, 0-9, '_' and '-' (it prefixes tool names)"
+                ));
+            }
+            server
+                .transport()
+                .map_err(|why| format!("server '{name}' {why}"))?;
+        }
+        Ok(config)
+    }
+
+    /// The default per-call timeout.
+    pub fn call_timeout(&self) -> Duration {
+        self.gateway
+            .timeout_ms
+            .map_or(DEFAULT_CALL_TIMEOUT, Duration::from_millis)
+    }
+
+    /// The cache directory: the configured one, else the user's cache directory.
+    pub fn cache_dir(&self) -> PathBuf {
+        if let Some(dir) = &self.gateway.cache_dir {
+            return dir.clone();
+        }
+        let base = std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")))
+            .unwrap_or_else(std::env::temp_dir);
+        base.join("afd-gateway")
+    }
+}
+
+/// Matches `name` against a pattern where `*` stands for any run of characters.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == name;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Why a tool is refused by policy, if it is.
+pub fn refusal(
+    server: &ServerConfig,
+    gateway_read_only: bool,
+    tool: &str,
+    mutation: bool,
+) -> Option<String> {
+    if let Some(allow) = &server.allow
+        && !allow.iter().any(|pattern| glob_match(pattern, tool))
+    {
+        return Some(format!("'{tool}' is not in the server's allow list"));
+    }
+    if let Some(pattern) = server.deny.iter().find(|pattern| glob_match(pattern, tool)) {
+        return Some(format!(
+            "'{tool}' matches the server's deny list ('{pattern}')"
+        ));
+    }
+    if mutation && (server.read_only || gateway_read_only) {
+        return Some(format!(
+            "'{tool}' may change state and the server is configured read-only"
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_prefixes_suffixes_and_middles() {
+        assert!(glob_match("read_*", "read_file"));
+        assert!(!glob_match("read_*", "write_file"));
+        assert!(glob_match("*_file", "read_file"));
+        assert!(glob_match("a*c*e", "abcde"));
+        assert!(!glob_match("a*c*e", "abde"));
+        assert!(glob_match("exact", "exact"));
+        assert!(!glob_match("exact", "exactly"));
+        assert!(glob_match("*", "anything"));
+    }
+
+    #[test]
+    fn parses_the_client_format_and_rejects_bad_entries() {
+        let config = Config::parse(
+            r#"{"mcpServers": {"a": {"command": "x", "args": ["1"], "env": {"K": "V"}},
+                               "b": {"url": "http://127.0.0.1:1/mcp", "headers": {"X": "y"}, "readOnly": true}}}"#,
+        )
+        .unwrap();
+        assert_eq!(config.servers.len(), 2);
+        assert!(config.servers["b"].read_only);
+        assert_eq!(
+            config.servers["a"].transport().unwrap(),
+            Transport::Stdio {
+                command: "x".into(),
+                args: vec!["1".into()]
+            }
+        );
+        let both = Config::parse(r#"{"mcpServers": {"a": {"command": "x", "url": "y"}}}"#);
+        assert!(both.unwrap_err().contains("both"));
+        let neither = Config::parse(r#"{"mcpServers": {"a": {}}}"#);
+        assert!(neither.unwrap_err().contains("needs"));
+        let bad_name = Config::parse(r#"{"mcpServers": {"a b": {"command": "x"}}}"#);
+        assert!(bad_name.unwrap_err().contains("server name"));
+    }
+
+    #[test]
+    fn policy_refuses_by_allow_deny_and_read_only() {
+        let server: ServerConfig = serde_json::from_str(
+            r#"{"command": "x", "allow": ["get_*", "list_*", "delete_all"], "deny": ["delete_*"], "readOnly": true}"#,
+        )
+        .unwrap();
+        assert_eq!(refusal(&server, false, "get_time", false), None);
+        assert!(
+            refusal(&server, false, "set_time", false)
+                .unwrap()
+                .contains("allow list")
+        );
+        assert!(
+            refusal(&server, false, "delete_all", true)
+                .unwrap()
+                .contains("deny list")
+        );
+        assert!(
+            refusal(&server, false, "list_x", true)
+                .unwrap()
+                .contains("read-only")
+        );
+    }
+}

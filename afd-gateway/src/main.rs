@@ -1,0 +1,76 @@
+//! The `afd-gateway` command: serve the upstream MCP servers of a configuration file to an
+//! MCP client over stdio, or print the context-cost report.
+
+use std::path::PathBuf;
+
+use afd_gateway::{Config, Gateway, Options};
+use afd_runtime::mcp::Strategy;
+use afd_runtime::usage::UsageStats;
+use clap::Parser;
+
+/// One lazy, searchable MCP front for the servers of an `mcpServers` configuration file.
+#[derive(Debug, Parser)]
+#[command(name = "afd-gateway", version)]
+struct Cli {
+    /// The configuration: `{"mcpServers": {...}}`, as Claude Desktop and Cursor write it.
+    config: PathBuf,
+    /// Tool strategy: lazy (default), individual, grouped or hybrid.
+    #[arg(long)]
+    strategy: Option<Strategy>,
+    /// Where tool lists are cached (overrides the configuration's `gateway.cacheDir`).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Keep usage statistics in this SQLite file (default: in memory).
+    #[arg(long, value_name = "FILE")]
+    usage_db: Option<PathBuf>,
+    /// Start every server, print the tools and o200k tokens a client loads with every
+    /// server connected directly versus through the gateway, and exit.
+    #[arg(long)]
+    report: bool,
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    // Logs (upstreams' stderr included) go to stderr: stdout is the MCP transport.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    match run(Cli::parse()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("afd-gateway: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let mut config = Config::load(&cli.config)?;
+    if let Some(dir) = cli.cache_dir {
+        config.gateway.cache_dir = Some(dir);
+    }
+    let options = Options {
+        strategy: cli.strategy,
+        usage: cli.usage_db.map(UsageStats::open),
+    };
+    let (gateway, events) = Gateway::new(&config, options)?;
+    tokio::spawn(gateway.clone().run_events(events));
+    if cli.report {
+        let report = afd_gateway::report::measure(&gateway).await?;
+        print!("{}", report.render());
+        gateway.shutdown();
+        return Ok(());
+    }
+    gateway.warm();
+    tracing::info!(
+        servers = gateway.upstreams().len(),
+        cache = %config.cache_dir().display(),
+        "afd-gateway serving over stdio"
+    );
+    gateway.serve_stdio().await
+}

@@ -1,0 +1,740 @@
+//! One upstream MCP server: started on first use (or eagerly), connected with rmcp's
+//! client over stdio or streamable HTTP, watched, and restarted with backoff when it fails.
+//! Every failure is a structured [`CommandError`] naming the server; none reaches further
+//! than the call that met it.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use afd_runtime::mcp::Progress;
+use afd_runtime::{CommandContext, CommandError, CommandResult, codes};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientRequest, ProgressNotificationParam, ProgressToken, RequestId,
+    ServerResult,
+};
+use rmcp::service::RunningServiceCancellationToken;
+use rmcp::service::{NotificationContext, PeerRequestOptions, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::cache::ToolList;
+use crate::config::{ServerConfig, Transport};
+
+/// Error codes of the gateway, beside afd-runtime's (`TIMEOUT`, `CANCELLED`, `FORBIDDEN`).
+pub mod error_codes {
+    /// The upstream server could not be started, crashed, or is waiting out its restart
+    /// backoff. Retryable.
+    pub const UPSTREAM_UNAVAILABLE: &str = "UPSTREAM_UNAVAILABLE";
+    /// The upstream tool ran and reported an error (`isError: true`) or the upstream
+    /// refused the request with a JSON-RPC error.
+    pub const UPSTREAM_TOOL_ERROR: &str = "UPSTREAM_TOOL_ERROR";
+    /// The upstream answered something that is not a valid tool result.
+    pub const UPSTREAM_PROTOCOL_ERROR: &str = "UPSTREAM_PROTOCOL_ERROR";
+}
+
+use error_codes::{UPSTREAM_PROTOCOL_ERROR, UPSTREAM_TOOL_ERROR, UPSTREAM_UNAVAILABLE};
+
+/// The longest restart backoff.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// The first restart backoff; doubles with each failure in a row.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// How long a health probe (ping) after a timed-out call may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What an upstream tells the gateway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// The named server's tool list may have changed (it started, or it sent
+    /// `notifications/tools/list_changed`).
+    ToolsChanged(String),
+    /// The named eager server went down; restart it once its backoff has passed.
+    Restart(String),
+}
+
+/// Where the upstream stands, for the gateway's server list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Not started (its tools come from the cache).
+    Stopped,
+    /// Connected.
+    Running,
+    /// Its last start or connection failed; the next try waits for the backoff.
+    Failing,
+}
+
+impl Status {
+    /// The word agents see.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Stopped => "not started",
+            Status::Running => "running",
+            Status::Failing => "failing",
+        }
+    }
+}
+
+type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, Progress>>>;
+
+/// The client side of one upstream connection: forwards progress to the downstream
+/// caller and announces tool-list changes.
+#[derive(Clone)]
+struct Handler {
+    server: String,
+    progress: ProgressRoutes,
+    events: UnboundedSender<Event>,
+}
+
+impl ClientHandler for Handler {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let route = lock(&self.progress).get(&params.progress_token).cloned();
+        if let Some(progress) = route {
+            progress
+                .report(params.progress, params.total, params.message)
+                .await;
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        tracing::info!(server = %self.server, "upstream tool list changed");
+        let _ = self.events.send(Event::ToolsChanged(self.server.clone()));
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A live connection. The gateway stops it by taking it out of the state first, so a
+/// connection that ends while still in the state ended without being asked to.
+struct Live {
+    peer: Peer<RoleClient>,
+    stop: RunningServiceCancellationToken,
+    generation: u64,
+}
+
+#[derive(Default)]
+struct State {
+    live: Option<Live>,
+    generation: u64,
+    failures: u32,
+    retry_at: Option<Instant>,
+    last_error: Option<String>,
+    tools: Option<ToolList>,
+    starts: u32,
+}
+
+/// One upstream server.
+pub struct Upstream {
+    name: String,
+    config: ServerConfig,
+    transport: Transport,
+    call_timeout: Duration,
+    gateway_read_only: bool,
+    start_lock: tokio::sync::Mutex<()>,
+    state: Mutex<State>,
+    progress: ProgressRoutes,
+    events: UnboundedSender<Event>,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("name", &self.name)
+            .field("transport", &self.transport)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Upstream {
+    /// An upstream, not started, knowing the tools in `cached` if any.
+    ///
+    /// # Panics
+    ///
+    /// `config` has no valid transport (checked by [`Config::parse`](crate::Config::parse)).
+    pub fn new(
+        name: String,
+        config: ServerConfig,
+        call_timeout: Duration,
+        gateway_read_only: bool,
+        cached: Option<ToolList>,
+        events: UnboundedSender<Event>,
+    ) -> Upstream {
+        let transport = config
+            .transport()
+            .expect("the configuration was checked when it was read");
+        Upstream {
+            call_timeout: config.call_timeout(call_timeout),
+            name,
+            config,
+            transport,
+            gateway_read_only,
+            start_lock: tokio::sync::Mutex::new(()),
+            state: Mutex::new(State {
+                tools: cached,
+                ..State::default()
+            }),
+            progress: Arc::default(),
+            events,
+        }
+    }
+
+    /// The server's name (the prefix of its tools).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// Whether the whole gateway is read-only.
+    pub fn gateway_read_only(&self) -> bool {
+        self.gateway_read_only
+    }
+
+    /// The tools known now (from the running server, else from the cache).
+    pub fn tools(&self) -> Option<ToolList> {
+        lock(&self.state).tools.clone()
+    }
+
+    /// Where it stands.
+    pub fn status(&self) -> Status {
+        let state = lock(&self.state);
+        if state.live.is_some() {
+            Status::Running
+        } else if state.last_error.is_some() {
+            Status::Failing
+        } else {
+            Status::Stopped
+        }
+    }
+
+    /// How many times it was started (successfully connected).
+    pub fn starts(&self) -> u32 {
+        lock(&self.state).starts
+    }
+
+    /// The last start or connection error, if the last attempt failed.
+    pub fn last_error(&self) -> Option<String> {
+        lock(&self.state).last_error.clone()
+    }
+
+    fn live_peer(&self) -> Option<Peer<RoleClient>> {
+        lock(&self.state)
+            .live
+            .as_ref()
+            .map(|live| live.peer.clone())
+    }
+
+    /// The connected peer, starting the server if it is not running (one start at a time;
+    /// concurrent callers wait for it). Other servers are never blocked by this one.
+    ///
+    /// # Errors
+    ///
+    /// `UPSTREAM_UNAVAILABLE`: the start failed or timed out, or the server is waiting
+    /// out its restart backoff.
+    pub async fn connect(self: &Arc<Self>) -> Result<Peer<RoleClient>, CommandError> {
+        if let Some(peer) = self.live_peer() {
+            return Ok(peer);
+        }
+        let _starting = self.start_lock.lock().await;
+        if let Some(peer) = self.live_peer() {
+            return Ok(peer);
+        }
+        {
+            let state = lock(&self.state);
+            if let Some(at) = state.retry_at
+                && let Some(wait) = at.checked_duration_since(Instant::now())
+            {
+                return Err(self.unavailable(
+                    state.last_error.as_deref().unwrap_or("it failed"),
+                    Some(wait),
+                ));
+            }
+        }
+        let timeout = self.config.start_timeout();
+        let started = match tokio::time::timeout(timeout, self.start()).await {
+            Ok(Ok(started)) => started,
+            Ok(Err(reason)) => return Err(self.failed(reason)),
+            Err(_) => {
+                return Err(self.failed(format!(
+                    "it did not finish starting (initialize and tools/list) within {} ms",
+                    timeout.as_millis()
+                )));
+            }
+        };
+        let (peer, list) = started;
+        let changed = {
+            let mut state = lock(&self.state);
+            state.last_error = None;
+            state.retry_at = None;
+            state.starts += 1;
+            let changed = state
+                .tools
+                .as_ref()
+                .is_none_or(|known| !known.same_catalog(&list));
+            state.tools = Some(list);
+            changed
+        };
+        tracing::info!(server = %self.name, changed, "upstream started");
+        if changed {
+            let _ = self.events.send(Event::ToolsChanged(self.name.clone()));
+        }
+        Ok(peer)
+    }
+
+    /// Starts the server and fetches its tools; on success it is live.
+    async fn start(self: &Arc<Self>) -> Result<(Peer<RoleClient>, ToolList), String> {
+        let handler = Handler {
+            server: self.name.clone(),
+            progress: self.progress.clone(),
+            events: self.events.clone(),
+        };
+        let running = match &self.transport {
+            Transport::Stdio { command, args } => {
+                let mut process = tokio::process::Command::new(command);
+                process.args(args).envs(&self.config.env);
+                if let Some(dir) = &self.config.cwd {
+                    process.current_dir(dir);
+                }
+                let (transport, stderr) = TokioChildProcess::builder(process)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|error| format!("cannot start '{command}': {error}"))?;
+                if let Some(stderr) = stderr {
+                    let server = self.name.clone();
+                    tokio::spawn(async move {
+                        let mut lines = tokio::io::BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            tracing::info!(target: "afd_gateway::upstream_stderr", server = %server, "{line}");
+                        }
+                    });
+                }
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|error| format!("the MCP handshake failed: {error}"))?
+            }
+            Transport::Http { url } => {
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
+                for (name, value) in &self.config.headers {
+                    let name = http::HeaderName::from_bytes(name.as_bytes())
+                        .map_err(|e| format!("invalid header name '{name}': {e}"))?;
+                    let value = http::HeaderValue::from_str(value)
+                        .map_err(|e| format!("invalid value of header '{name}': {e}"))?;
+                    config.custom_headers.insert(name, value);
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|error| format!("the MCP handshake with {url} failed: {error}"))?
+            }
+        };
+        let peer = running.peer().clone();
+        let info = peer.peer_info();
+        let tools = match peer.list_all_tools().await {
+            Ok(tools) => tools,
+            Err(error) => {
+                running.cancellation_token().cancel();
+                return Err(format!("tools/list failed: {error}"));
+            }
+        };
+        let list = ToolList {
+            fingerprint: self.config.fingerprint(),
+            server_name: info
+                .as_ref()
+                .and_then(|i| i.server_info.as_ref())
+                .map(|s| s.name.clone()),
+            server_version: info
+                .as_ref()
+                .and_then(|i| i.server_info.as_ref())
+                .map(|s| s.version.clone()),
+            instructions: info.as_ref().and_then(|i| i.instructions.clone()),
+            tools,
+        };
+        let stop = running.cancellation_token();
+        let generation = {
+            let mut state = lock(&self.state);
+            state.generation += 1;
+            state.live = Some(Live {
+                peer: peer.clone(),
+                stop,
+                generation: state.generation,
+            });
+            state.generation
+        };
+        // Watch the connection: when it ends without the gateway asking, the server is down.
+        let me = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let reason = running.waiting().await;
+            if let Some(me) = me.upgrade() {
+                me.ended(generation, format!("{reason:?}"));
+            }
+        });
+        Ok((peer, list))
+    }
+
+    /// The connection of `generation` ended.
+    fn ended(&self, generation: u64, reason: String) {
+        let mut state = lock(&self.state);
+        let Some(live) = &state.live else { return };
+        if live.generation != generation {
+            return;
+        }
+        state.live = None;
+        drop(state);
+        tracing::warn!(server = %self.name, %reason, "upstream connection ended");
+        self.record_failure(format!("it exited or closed the connection ({reason})"));
+        if self.config.eager {
+            let _ = self.events.send(Event::Restart(self.name.clone()));
+        }
+    }
+
+    /// Marks the connection of the peer dead (after a transport failure) and stops it.
+    fn drop_connection(&self, reason: &str) {
+        let mut state = lock(&self.state);
+        let Some(live) = state.live.take() else {
+            // The watcher saw the connection end first, and recorded it.
+            return;
+        };
+        live.stop.cancel();
+        drop(state);
+        self.record_failure(reason.to_owned());
+        if self.config.eager {
+            let _ = self.events.send(Event::Restart(self.name.clone()));
+        }
+    }
+
+    fn record_failure(&self, reason: String) -> Duration {
+        let mut state = lock(&self.state);
+        state.failures = state.failures.saturating_add(1);
+        let exponent = state.failures.saturating_sub(1).min(16);
+        let backoff = FIRST_BACKOFF.saturating_mul(1 << exponent).min(MAX_BACKOFF);
+        state.retry_at = Some(Instant::now() + backoff);
+        state.last_error = Some(reason);
+        backoff
+    }
+
+    /// The time left before the next start may be tried.
+    pub fn backoff_left(&self) -> Option<Duration> {
+        lock(&self.state)
+            .retry_at
+            .and_then(|at| at.checked_duration_since(Instant::now()))
+    }
+
+    fn failed(&self, reason: String) -> CommandError {
+        tracing::warn!(server = %self.name, %reason, "upstream failed to start");
+        let backoff = self.record_failure(reason.clone());
+        self.unavailable(&reason, Some(backoff))
+    }
+
+    fn unavailable(&self, reason: &str, retry_in: Option<Duration>) -> CommandError {
+        let name = &self.name;
+        let wait = retry_in.map_or(0, |d| d.as_millis() as u64);
+        CommandError::new(
+            UPSTREAM_UNAVAILABLE,
+            format!("The upstream server '{name}' is unavailable: {reason}"),
+        )
+        .with_suggestion(format!(
+            "The gateway restarts '{name}' on the next call after {wait} ms; other servers are unaffected. If it keeps failing, check its command and logs (the gateway logs its stderr)."
+        ))
+        .with_retryable(true)
+        .with_details(json!({"server": name, "retryAfterMs": wait}))
+    }
+
+    /// Stops the server (the gateway is shutting down).
+    pub fn stop(&self) {
+        if let Some(live) = lock(&self.state).live.take() {
+            live.stop.cancel();
+        }
+    }
+
+    /// Refetches the tool list of a running server (after
+    /// `notifications/tools/list_changed`); returns whether it changed.
+    pub async fn refresh_tools(&self) -> bool {
+        let Some(peer) = self.live_peer() else {
+            return false;
+        };
+        match tokio::time::timeout(self.config.start_timeout(), peer.list_all_tools()).await {
+            Ok(Ok(tools)) => {
+                let mut state = lock(&self.state);
+                let Some(known) = state.tools.as_mut() else {
+                    return false;
+                };
+                if known.tools == tools {
+                    return false;
+                }
+                known.tools = tools;
+                true
+            }
+            Ok(Err(error)) => {
+                tracing::warn!(server = %self.name, %error, "refreshing the tool list failed");
+                false
+            }
+            Err(_) => {
+                tracing::warn!(server = %self.name, "refreshing the tool list timed out");
+                false
+            }
+        }
+    }
+
+    /// Calls the upstream tool `tool` (its upstream name) with `input`: starts the server
+    /// if needed, applies the per-call timeout, forwards progress and cancellation, and
+    /// maps the answer. `mutation` is the tool's flag, for the read-only policy.
+    pub async fn call(
+        self: &Arc<Self>,
+        tool: &str,
+        mutation: bool,
+        input: Value,
+        ctx: CommandContext,
+    ) -> CommandResult<Value> {
+        if let Some(reason) =
+            crate::config::refusal(&self.config, self.gateway_read_only, tool, mutation)
+        {
+            return CommandResult::failure(
+                CommandError::new(
+                    codes::FORBIDDEN,
+                    format!(
+                        "The gateway's policy refuses {}.{tool}: {reason}",
+                        self.name
+                    ),
+                )
+                .with_suggestion("Pick another tool; afd-discover lists the callable ones.")
+                .with_retryable(false)
+                .with_details(json!({"server": self.name, "tool": tool})),
+            );
+        }
+        let peer = match self.connect().await {
+            Ok(peer) => peer,
+            Err(error) => return CommandResult::failure(error),
+        };
+        let arguments = match input {
+            Value::Object(map) => map,
+            _ => Default::default(),
+        };
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = match peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(error) => {
+                let reason = format!("sending the call failed: {error}");
+                self.drop_connection(&reason);
+                return CommandResult::failure(self.unavailable(&reason, self.backoff_left()));
+            }
+        };
+        // Until the answer arrives, dropping this call (the dispatcher drops a cancelled
+        // call's future) tells the upstream to stop, and forgets the progress route.
+        let mut guard = InFlight {
+            peer: Some(peer.clone()),
+            id: handle.id.clone(),
+            token: handle.progress_token.clone(),
+            routes: self.progress.clone(),
+        };
+        if let Some(progress) = ctx.try_state::<Progress>() {
+            lock(&self.progress).insert(guard.token.clone(), progress.clone());
+        }
+        let outcome = tokio::select! {
+            outcome = tokio::time::timeout(self.call_timeout, handle.await_response()) => Some(outcome),
+            () = ctx.cancelled() => None,
+        };
+        if matches!(outcome, Some(Ok(_))) {
+            guard.peer = None;
+        }
+        drop(guard);
+        let outcome = match outcome {
+            None => {
+                return CommandResult::failure(
+                    CommandError::new(
+                        codes::CANCELLED,
+                        format!("The call of {}.{tool} was cancelled", self.name),
+                    )
+                    .with_suggestion(
+                        "The upstream server was told to stop; check its state before retrying a change.",
+                    )
+                    .with_details(json!({"server": self.name, "tool": tool})),
+                );
+            }
+            Some(Err(_elapsed)) => {
+                self.probe(peer);
+                let ms = self.call_timeout.as_millis() as u64;
+                return CommandResult::failure(
+                    CommandError::new(
+                        codes::TIMEOUT,
+                        format!(
+                            "The upstream server '{}' did not answer {tool} within {ms} ms",
+                            self.name
+                        ),
+                    )
+                    .with_suggestion(format!(
+                        "The call was cancelled upstream. Retry later, or raise timeoutMs for '{}' in the gateway configuration.",
+                        self.name
+                    ))
+                    .with_retryable(true)
+                    .with_details(json!({"server": self.name, "tool": tool, "timeoutMs": ms})),
+                );
+            }
+            Some(Ok(outcome)) => outcome,
+        };
+        match outcome {
+            Ok(ServerResult::CallToolResult(result)) => {
+                lock(&self.state).failures = 0;
+                map_result(&self.name, tool, result)
+            }
+            Ok(other) => CommandResult::failure(protocol_error(
+                &self.name,
+                tool,
+                &format!("it answered tools/call with {}", result_kind(&other)),
+            )),
+            Err(ServiceError::McpError(error)) => CommandResult::failure(
+                CommandError::new(
+                    UPSTREAM_TOOL_ERROR,
+                    format!(
+                        "The upstream server '{}' refused {tool}: {}",
+                        self.name, error.message
+                    ),
+                )
+                .with_suggestion("Check the input against afd-detail's schema and retry.")
+                .with_retryable(false)
+                .with_details(json!({"server": self.name, "tool": tool, "rpcError": error})),
+            ),
+            Err(ServiceError::UnexpectedResponse) => CommandResult::failure(protocol_error(
+                &self.name,
+                tool,
+                "it answered with an unexpected response",
+            )),
+            Err(error) => {
+                let reason = format!("the connection failed during the call ({error})");
+                self.drop_connection(&reason);
+                CommandResult::failure(self.unavailable(&reason, self.backoff_left()))
+            }
+        }
+    }
+
+    /// After a timed-out call: pings the server, and drops the connection if the server
+    /// does not answer (a hung server is restarted; a slow tool is not).
+    fn probe(self: &Arc<Self>, peer: Peer<RoleClient>) {
+        let me = self.clone();
+        tokio::spawn(async move {
+            let answered = tokio::time::timeout(
+                PROBE_TIMEOUT,
+                peer.send_request(rmcp::model::ClientRequest::PingRequest(Default::default())),
+            )
+            .await;
+            if !matches!(answered, Ok(Ok(_))) {
+                tracing::warn!(server = %me.name, "upstream does not answer ping after a timeout; restarting it");
+                me.drop_connection("it stopped answering (ping failed after a call timed out)");
+            }
+        });
+    }
+}
+
+/// A call waiting for its answer: dropped before the answer (cancelled, timed out, or its
+/// future dropped), it sends `notifications/cancelled` upstream.
+struct InFlight {
+    peer: Option<Peer<RoleClient>>,
+    id: RequestId,
+    token: ProgressToken,
+    routes: ProgressRoutes,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        lock(&self.routes).remove(&self.token);
+        if let Some(peer) = self.peer.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let id = self.id.clone();
+            runtime
+                .spawn(async move { cancel(&peer, id, "the caller cancelled or timed out").await });
+        }
+    }
+}
+
+async fn cancel(peer: &Peer<RoleClient>, id: RequestId, reason: &str) {
+    let notification = CancelledNotification::new(CancelledNotificationParam::new(
+        Some(id),
+        Some(reason.to_owned()),
+    ));
+    if let Err(error) = peer.send_notification(notification.into()).await {
+        tracing::debug!(%error, "could not send notifications/cancelled upstream");
+    }
+}
+
+fn result_kind(result: &ServerResult) -> String {
+    serde_json::to_value(result)
+        .ok()
+        .and_then(|v| {
+            v.as_object()
+                .map(|m| m.keys().cloned().collect::<Vec<_>>().join(","))
+        })
+        .unwrap_or_else(|| "something else".to_owned())
+}
+
+fn protocol_error(server: &str, tool: &str, what: &str) -> CommandError {
+    CommandError::new(
+        UPSTREAM_PROTOCOL_ERROR,
+        format!("The upstream server '{server}' answered {tool} with something that is not a tool result: {what}"),
+    )
+    .with_suggestion(format!(
+        "This is a fault of '{server}'; report it to its authors. Other servers are unaffected."
+    ))
+    .with_retryable(false)
+    .with_details(json!({"server": server, "tool": tool}))
+}
+
+/// Maps an upstream tool result: `structuredContent` (else `{content}`) as the data,
+/// `isError` as a failure carrying the upstream's text.
+pub fn map_result(server: &str, tool: &str, result: CallToolResult) -> CommandResult<Value> {
+    let content = serde_json::to_value(&result.content).unwrap_or(Value::Null);
+    if result.is_error == Some(true) {
+        let text: Vec<&str> = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+            .collect();
+        let mut text = text.join(" ");
+        if text.chars().count() > 500 {
+            text = text.chars().take(500).collect::<String>() + "...";
+        }
+        if text.is_empty() {
+            text = "no message".to_owned();
+        }
+        let mut details = json!({"server": server, "tool": tool, "content": content});
+        if let Some(structured) = result.structured_content {
+            details["structuredContent"] = structured;
+        }
+        return CommandResult::failure(
+            CommandError::new(
+                UPSTREAM_TOOL_ERROR,
+                format!("{server}.{tool} failed: {text}"),
+            )
+            .with_suggestion(format!(
+                "The upstream server '{server}' reported this error; fix the input or the state it describes, then retry."
+            ))
+            .with_details(details),
+        );
+    }
+    let data = match result.structured_content {
+        Some(structured) => structured,
+        None => json!({"content": content}),
+    };
+    CommandResult::success(data)
+}

@@ -1,0 +1,668 @@
+//! The gateway against real upstream servers started by the tests: the project's `todo`
+//! and `shop` examples over stdio and HTTP, the hand-written `faulty_upstream` example
+//! (faults, progress, cancellation, list changes), and the official `mcp-server-time`
+//! from PyPI (installed into `.venv` by `.ci/run`).
+//!
+//! The examples must be built first: `cargo test --workspace` builds them; alone, run
+//! `cargo build -p afd-examples --examples -p afd-gateway` before `cargo test -p afd-gateway`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use afd_gateway::{Config, Gateway, Options};
+use rmcp::model::{CallToolRequestParams, ProgressNotificationParam, RequestMetaObject};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn target() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| workspace().join("target"), PathBuf::from)
+}
+
+fn example(package_example: &str) -> String {
+    let path = target().join("debug/examples").join(package_example);
+    assert!(
+        path.exists(),
+        "{} is missing: build it first with `cargo build -p afd-examples --examples -p afd-gateway --examples`",
+        path.display()
+    );
+    path.display().to_string()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "afd-gateway-test-{name}-{}-{}",
+        std::process::id(),
+        Instant::now().elapsed().as_nanos()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[derive(Clone, Default)]
+struct Recorder {
+    progress: Arc<AtomicUsize>,
+    list_changed: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(
+        &self,
+        _params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+struct Harness {
+    gateway: Arc<Gateway>,
+    client: RunningService<RoleClient, Recorder>,
+    recorder: Recorder,
+}
+
+async fn start(config: Value, warm: bool) -> Harness {
+    let config = Config::parse(&config.to_string()).expect("a valid configuration");
+    let (gateway, events) = Gateway::new(&config, Options::default()).expect("the gateway builds");
+    tokio::spawn(gateway.clone().run_events(events));
+    if warm {
+        gateway.warm();
+    }
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let connection = gateway.connection();
+    tokio::spawn(async move {
+        if let Ok(running) = connection.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let recorder = Recorder::default();
+    let client = recorder
+        .clone()
+        .serve(client_io)
+        .await
+        .expect("the client connects");
+    Harness {
+        gateway,
+        client,
+        recorder,
+    }
+}
+
+impl Harness {
+    async fn call(&self, tool: &str, arguments: Value) -> Value {
+        let Value::Object(map) = arguments else {
+            panic!("object arguments")
+        };
+        let result = self
+            .client
+            .peer()
+            .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(map))
+            .await
+            .expect("tools/call");
+        let structured = result.structured_content.expect("structuredContent");
+        assert_eq!(
+            result.is_error.unwrap_or(false),
+            structured["success"] == false
+        );
+        structured
+    }
+
+    async fn afd_call(&self, command: &str, input: Value) -> Value {
+        self.call("afd-call", json!({"command": command, "input": input}))
+            .await
+    }
+
+    /// Waits until `server`'s tools are known (it was warmed in the background).
+    async fn wait_for_tools(&self, server: &str) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.gateway.upstream(server).unwrap().tools().is_none()
+            || self.discover_names(server).await.is_empty()
+        {
+            assert!(Instant::now() < deadline, "{server} never listed its tools");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn discover_names(&self, server: &str) -> Vec<String> {
+        let found = self
+            .call("afd-discover", json!({"server": server, "limit": 200}))
+            .await;
+        found["data"]["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+}
+
+fn todo_stdio() -> Value {
+    json!({"command": example("todo"), "args": ["serve", "--strategy", "individual"], "deny": ["afd-*"]})
+}
+
+fn faulty(extra: Value) -> Value {
+    let mut server = json!({"command": example("faulty_upstream")});
+    for (key, value) in extra.as_object().unwrap() {
+        server[key] = value.clone();
+    }
+    server
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn stdio_upstreams_behind_the_lazy_surface() {
+    let cache = temp_dir("stdio");
+    let h = start(
+        json!({"mcpServers": {
+            "todo": todo_stdio(),
+            "shop": {"command": example("shop"), "args": ["--strategy", "individual"], "deny": ["afd-*"]}},
+            "gateway": {"cacheDir": cache}}),
+        true,
+    )
+    .await;
+    h.wait_for_tools("todo").await;
+    h.wait_for_tools("shop").await;
+
+    // Five meta-tools, whatever the upstreams hold.
+    let tools = h.client.peer().list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "afd-discover",
+            "afd-detail",
+            "afd-call",
+            "afd-batch",
+            "afd-pipe"
+        ]
+    );
+    let discover = tools.iter().find(|t| t.name == "afd-discover").unwrap();
+    assert!(discover.input_schema["properties"]["server"].is_object());
+
+    // Servers are the browsable level: categories with counts and descriptions.
+    let browse = h.call("afd-discover", json!({})).await;
+    let categories = browse["data"]["categories"].as_array().unwrap();
+    let todo = categories.iter().find(|c| c["name"] == "todo").unwrap();
+    assert!(todo["count"].as_u64().unwrap() >= 5, "{todo}");
+    assert!(categories.iter().any(|c| c["name"] == "shop"));
+    let todo_tools = h.discover_names("todo").await;
+    assert!(
+        todo_tools.contains(&"todo.todo-create".to_owned()),
+        "{todo_tools:?}"
+    );
+    assert!(
+        todo_tools
+            .iter()
+            .all(|name| name.starts_with("todo.") && !name.starts_with("todo.afd-"))
+    );
+
+    // Ranked search across servers.
+    let found = h
+        .call("afd-discover", json!({"search": "cancel an order"}))
+        .await;
+    let first = found["data"]["commands"][0]["name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(first.starts_with("shop.order"), "{found}");
+
+    // Detail levels and the upstream schema.
+    let detail = h
+        .call("afd-detail", json!({"command": "todo.todo-create"}))
+        .await;
+    assert_eq!(detail["success"], true, "{detail}");
+    assert!(detail.to_string().contains("title"));
+
+    // Call, batch and pipe reach the upstream; mutation flags come from annotations.
+    let created = h
+        .afd_call("todo.todo-create", json!({"title": "through the gateway"}))
+        .await;
+    assert_eq!(created["success"], true, "{created}");
+    let batch = h
+        .call(
+            "afd-batch",
+            json!({"commands": [
+                {"command": "todo.todo-create", "input": {"title": "B"}},
+                {"command": "todo.todo-list", "input": {}}]}),
+        )
+        .await;
+    assert_eq!(batch["success"], true, "{batch}");
+    let pipe = h
+        .call(
+            "afd-pipe",
+            json!({"steps": [
+                {"command": "todo.todo-create", "input": {"title": "P"}, "as": "made"},
+                {"command": "todo.todo-list", "input": {}}]}),
+        )
+        .await;
+    assert_eq!(pipe["success"], true, "{pipe}");
+    // Usage statistics count upstream tools like any command, and predict the next one.
+    let usage = h.gateway.server().dispatcher().usage().clone();
+    assert_eq!(usage.stats("todo.todo-create").unwrap().calls, 3);
+    let next = usage.next_after("todo.todo-create", 3);
+    assert!(
+        next.iter().any(|s| s.command == "todo.todo-list"),
+        "{next:?}"
+    );
+    h.gateway.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_cache_serves_discovery_before_any_upstream_runs() {
+    let cache = temp_dir("cache");
+    let config = json!({"mcpServers": {"todo": todo_stdio()}, "gateway": {"cacheDir": cache}});
+    {
+        let h = start(config.clone(), true).await;
+        h.wait_for_tools("todo").await;
+        h.gateway.shutdown();
+    }
+    assert!(cache.join("todo.json").exists());
+    let cached: Value =
+        serde_json::from_str(&std::fs::read_to_string(cache.join("todo.json")).unwrap()).unwrap();
+    assert!(
+        cached["serverVersion"].is_string(),
+        "the cache keeps the upstream's version"
+    );
+
+    // A new gateway, not warmed: the tools come from the cache and nothing runs.
+    let h = start(config, false).await;
+    let todo = h.gateway.upstream("todo").unwrap().clone();
+    assert!(
+        h.discover_names("todo")
+            .await
+            .contains(&"todo.todo-list".to_owned())
+    );
+    assert_eq!(todo.starts(), 0, "discovery must not start the upstream");
+    let listed = h.afd_call("todo.todo-list", json!({})).await;
+    assert_eq!(listed["success"], true, "{listed}");
+    assert_eq!(todo.starts(), 1, "the first call starts it");
+    h.gateway.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn http_upstreams_are_served_too() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut child = tokio::process::Command::new(example("todo"))
+        .args([
+            "serve",
+            "--strategy",
+            "individual",
+            "--http",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the HTTP todo server did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let cache = temp_dir("http");
+    let h = start(
+        json!({"mcpServers": {"remote": {"url": format!("http://127.0.0.1:{port}/mcp"), "headers": {"X-Test": "1"}}},
+               "gateway": {"cacheDir": cache}}),
+        true,
+    )
+    .await;
+    h.wait_for_tools("remote").await;
+    let created = h
+        .afd_call("remote.todo-create", json!({"title": "over HTTP"}))
+        .await;
+    assert_eq!(created["success"], true, "{created}");
+    let listed = h.afd_call("remote.todo-list", json!({})).await;
+    assert!(listed.to_string().contains("over HTTP"), "{listed}");
+    h.gateway.shutdown();
+    let _ = child.kill().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn policy_is_enforced_on_call_batch_and_pipe() {
+    let cache = temp_dir("policy");
+    let h = start(
+        json!({"mcpServers": {
+            "todo": {"command": example("todo"), "args": ["serve", "--strategy", "individual"],
+                     "deny": ["afd-*", "todo-delete"], "readOnly": true},
+            "faulty": faulty(json!({"allow": ["echo", "fail"]}))},
+            "gateway": {"cacheDir": cache}}),
+        true,
+    )
+    .await;
+    h.wait_for_tools("todo").await;
+    h.wait_for_tools("faulty").await;
+    let todo_tools = h.discover_names("todo").await;
+    assert!(todo_tools.contains(&"todo.todo-list".to_owned()));
+    assert!(
+        !todo_tools.contains(&"todo.todo-create".to_owned()),
+        "read-only hides mutations"
+    );
+    assert!(!todo_tools.contains(&"todo.todo-delete".to_owned()));
+    assert_eq!(
+        h.discover_names("faulty").await,
+        ["faulty.echo", "faulty.fail"]
+    );
+
+    let refused = |v: &Value| v["success"] == false && v["error"]["code"] == "COMMAND_NOT_EXPOSED";
+    let call = h.afd_call("todo.todo-create", json!({"title": "no"})).await;
+    assert!(refused(&call), "{call}");
+    let by_name = h.call("todo.todo-create", json!({"title": "no"})).await;
+    assert_eq!(by_name["success"], false, "{by_name}");
+    let batch = h
+        .call(
+            "afd-batch",
+            json!({"commands": [{"command": "faulty.crash"}, {"command": "todo.todo-list"}]}),
+        )
+        .await;
+    assert!(refused(&batch["results"][0]["result"]), "{batch}");
+    assert_eq!(batch["results"][1]["result"]["success"], true, "{batch}");
+    let pipe = h
+        .call("afd-pipe", json!({"steps": [{"command": "todo.todo-list"}, {"command": "todo.todo-delete", "input": {"id": "x"}}]}))
+        .await;
+    assert_eq!(pipe["success"], false, "{pipe}");
+    assert!(pipe.to_string().contains("COMMAND_NOT_EXPOSED"), "{pipe}");
+    // The crash tool never ran: the upstream is still up.
+    let echo = h.afd_call("faulty.echo", json!({"message": "alive"})).await;
+    assert_eq!(echo["data"], json!({"echo": "alive"}), "{echo}");
+    h.gateway.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn results_progress_cancellation_and_list_changes_pass_through() {
+    let cache = temp_dir("pass");
+    let marker = cache.join("marker");
+    let h = start(
+        json!({"mcpServers": {"faulty": faulty(json!({"env": {"FAULTY_MARKER": marker}}))},
+               "gateway": {"cacheDir": cache}}),
+        true,
+    )
+    .await;
+    h.wait_for_tools("faulty").await;
+
+    // structuredContent is the data; isError is a failure naming the server.
+    let echo = h.afd_call("faulty.echo", json!({"message": "hi"})).await;
+    assert_eq!(echo["data"], json!({"echo": "hi"}));
+    let fail = h.afd_call("faulty.fail", json!({})).await;
+    assert_eq!(fail["error"]["code"], "UPSTREAM_TOOL_ERROR", "{fail}");
+    assert!(fail["error"]["message"].as_str().unwrap().contains("boom"));
+    assert_eq!(fail["error"]["details"]["server"], "faulty");
+
+    // Annotations: crash is destructive, echo read-only.
+    let detail = h
+        .call("afd-detail", json!({"command": "faulty.crash"}))
+        .await;
+    assert!(
+        detail.to_string().contains("\"destructive\":true"),
+        "{detail}"
+    );
+
+    // Progress from the upstream reaches the client.
+    let mut params = CallToolRequestParams::new("afd-call").with_arguments(
+        json!({"command": "faulty.sleep", "input": {"ms": 300}})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let mut meta = RequestMetaObject::new();
+    meta.set_progress_token(rmcp::model::ProgressToken(
+        rmcp::model::NumberOrString::Number(7),
+    ));
+    params.meta = Some(meta);
+    let slept = h.client.peer().call_tool(params).await.unwrap();
+    assert_eq!(
+        slept.structured_content.unwrap()["data"],
+        json!({"slept": 300})
+    );
+    assert!(
+        h.recorder.progress.load(Ordering::SeqCst) >= 2,
+        "progress was forwarded"
+    );
+
+    // Cancellation reaches the upstream: the client gives up on a long call.
+    let peer = h.client.peer().clone();
+    let long = tokio::spawn(async move {
+        peer.call_tool(
+            CallToolRequestParams::new("afd-call").with_arguments(
+                json!({"command": "faulty.sleep", "input": {"ms": 20000}})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    long.abort(); // dropping the request sends notifications/cancelled
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(&marker).unwrap_or_default();
+        if text.contains("cancelled") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the upstream never saw the cancellation: {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // notifications/tools/list_changed from the upstream refreshes the index.
+    assert!(
+        !h.discover_names("faulty")
+            .await
+            .contains(&"faulty.extra".to_owned())
+    );
+    let added = h.afd_call("faulty.add_tool", json!({})).await;
+    assert_eq!(added["success"], true, "{added}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !h
+        .discover_names("faulty")
+        .await
+        .contains(&"faulty.extra".to_owned())
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the new upstream tool never appeared"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let extra = h.afd_call("faulty.extra", json!({})).await;
+    assert_eq!(extra["success"], true, "{extra}");
+    let cached = std::fs::read_to_string(cache.join("faulty.json")).unwrap();
+    assert!(cached.contains("\"extra\""), "the cache follows the change");
+    h.gateway.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn faults_stay_with_their_server() {
+    let cache = temp_dir("faults");
+    let marker = cache.join("marker");
+    let h = start(
+        json!({"mcpServers": {
+            "todo": todo_stdio(),
+            "faulty": faulty(json!({"env": {"FAULTY_MARKER": marker}, "timeoutMs": 1500})),
+            "missing": {"command": "/nonexistent/afd-gateway-upstream"},
+            "garbage": faulty(json!({"args": ["--garbage"], "startTimeoutMs": 1500}))},
+            "gateway": {"cacheDir": cache}}),
+        true,
+    )
+    .await;
+    h.wait_for_tools("todo").await;
+    h.wait_for_tools("faulty").await;
+
+    // An upstream killed mid-call: a structured error naming it, the others unaffected.
+    let pid_line = std::fs::read_to_string(&marker).unwrap();
+    let pid = pid_line
+        .lines()
+        .find_map(|l| l.strip_prefix("started "))
+        .unwrap()
+        .to_owned();
+    let peer = h.client.peer().clone();
+    let call = tokio::spawn(async move {
+        peer.call_tool(
+            CallToolRequestParams::new("afd-call").with_arguments(
+                json!({"command": "faulty.sleep", "input": {"ms": 10000}})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = Instant::now();
+    let result = call.await.unwrap().unwrap().structured_content.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the crash was noticed at once"
+    );
+    assert_eq!(result["error"]["code"], "UPSTREAM_UNAVAILABLE", "{result}");
+    assert_eq!(result["error"]["details"]["server"], "faulty");
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("'faulty'")
+    );
+    let other = h.afd_call("todo.todo-list", json!({})).await;
+    assert_eq!(other["success"], true, "{other}");
+
+    // It is restarted (after its backoff) on the next call.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let again = h.afd_call("faulty.echo", json!({"message": "back"})).await;
+    assert_eq!(again["data"], json!({"echo": "back"}), "{again}");
+    assert_eq!(h.gateway.upstream("faulty").unwrap().starts(), 2);
+
+    // A crash inside a tool: the same.
+    let crash = h.afd_call("faulty.crash", json!({})).await;
+    assert_eq!(crash["error"]["code"], "UPSTREAM_UNAVAILABLE", "{crash}");
+
+    // A hung call times out with a structured error, and does not block other servers.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let peer = h.client.peer().clone();
+    let slow = tokio::spawn(async move {
+        peer.call_tool(
+            CallToolRequestParams::new("afd-call").with_arguments(
+                json!({"command": "faulty.sleep", "input": {"ms": 10000}})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let quick_start = Instant::now();
+    let quick = h.afd_call("todo.todo-list", json!({})).await;
+    assert_eq!(quick["success"], true);
+    assert!(
+        quick_start.elapsed() < Duration::from_secs(1),
+        "a slow upstream blocked another"
+    );
+    let timed_out = slow.await.unwrap().unwrap().structured_content.unwrap();
+    assert_eq!(timed_out["error"]["code"], "TIMEOUT", "{timed_out}");
+    assert_eq!(timed_out["error"]["details"]["server"], "faulty");
+
+    // A server that cannot start, and one that answers garbage: structured errors.
+    let missing = h.gateway.upstream("missing").unwrap().clone();
+    let error = missing.connect().await.unwrap_err();
+    assert_eq!(error.code, "UPSTREAM_UNAVAILABLE");
+    assert!(error.message.contains("'missing'"), "{}", error.message);
+    let garbage = h.gateway.upstream("garbage").unwrap().clone();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while garbage.last_error().is_none() {
+        assert!(Instant::now() < deadline, "garbage was never reported");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let error = garbage.connect().await.unwrap_err();
+    assert_eq!(error.code, "UPSTREAM_UNAVAILABLE", "{error:?}");
+    assert!(error.details.unwrap()["retryAfterMs"].as_u64().is_some());
+
+    // And the gateway still serves.
+    let still = h.afd_call("todo.todo-list", json!({})).await;
+    assert_eq!(still["success"], true);
+    h.gateway.shutdown();
+}
+
+/// The official reference time server from PyPI (`mcp-server-time`, installed into `.venv`
+/// by `.ci/run`): a server no one here wrote.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_third_party_server_from_pypi() {
+    let binary = std::env::var_os("AFD_GATEWAY_TIME_SERVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join(".venv/bin/mcp-server-time"));
+    if !binary.exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} is missing; .ci/run installs it",
+            binary.display()
+        );
+        eprintln!(
+            "SKIPPED: {} is missing (`python3 -m venv .venv && .venv/bin/pip install mcp-server-time`); CI runs this test",
+            binary.display()
+        );
+        return;
+    }
+    let cache = temp_dir("time");
+    let h = start(
+        json!({"mcpServers": {"time": {"command": binary, "args": ["--local-timezone", "UTC"]}},
+               "gateway": {"cacheDir": cache}}),
+        true,
+    )
+    .await;
+    h.wait_for_tools("time").await;
+    let names = h.discover_names("time").await;
+    assert!(
+        names.contains(&"time.get_current_time".to_owned()),
+        "{names:?}"
+    );
+    let found = h
+        .call(
+            "afd-discover",
+            json!({"search": "convert a time between timezones"}),
+        )
+        .await;
+    assert_eq!(
+        found["data"]["commands"][0]["name"], "time.convert_time",
+        "{found}"
+    );
+    let now = h
+        .afd_call("time.get_current_time", json!({"timezone": "Europe/Paris"}))
+        .await;
+    assert_eq!(now["success"], true, "{now}");
+    assert!(now.to_string().contains("Europe/Paris"), "{now}");
+    let bad = h
+        .afd_call("time.get_current_time", json!({"timezone": "Mars/Olympus"}))
+        .await;
+    assert_eq!(bad["success"], false, "{bad}");
+    assert_eq!(bad["error"]["details"]["server"], "time", "{bad}");
+    h.gateway.shutdown();
+}
