@@ -83,7 +83,7 @@ fn leak(text: &str) -> &'static str {
 /// life of the gateway.
 #[derive(Default)]
 pub struct Interner {
-    commands: HashMap<(String, String), &'static CommandDef>,
+    commands: HashMap<(String, String, Vec<&'static str>), &'static CommandDef>,
     categories: HashMap<(String, String), &'static CategoryDef>,
     leaked: usize,
 }
@@ -107,15 +107,21 @@ impl Interner {
         def
     }
 
-    /// The command of one upstream tool.
-    pub fn command(&mut self, upstream: &Arc<Upstream>, tool: &Tool) -> &'static CommandDef {
+    /// The command of one upstream tool, in `contexts` (none: universal).
+    pub fn command(
+        &mut self,
+        upstream: &Arc<Upstream>,
+        tool: &Tool,
+        contexts: Vec<&'static str>,
+    ) -> &'static CommandDef {
         let json = serde_json::to_string(tool).unwrap_or_default();
-        let key = (upstream.name().to_owned(), json);
+        let key = (upstream.name().to_owned(), json, contexts);
         if let Some(def) = self.commands.get(&key) {
             return def;
         }
         self.leaked += 1;
-        let def = build(upstream, tool);
+        let contexts: &'static [&'static str] = Box::leak(key.2.clone().into_boxed_slice());
+        let def = build(upstream, tool, contexts);
         self.commands.insert(key, def);
         def
     }
@@ -126,7 +132,11 @@ fn permissive() -> Value {
     json!({"type": "object"})
 }
 
-fn build(upstream: &Arc<Upstream>, tool: &Tool) -> &'static CommandDef {
+fn build(
+    upstream: &Arc<Upstream>,
+    tool: &Tool,
+    contexts: &'static [&'static str],
+) -> &'static CommandDef {
     let server = upstream.name();
     let upstream_name = tool.name.to_string();
     let (mutation, destructive, idempotent) = flags(tool);
@@ -164,7 +174,8 @@ fn build(upstream: &Arc<Upstream>, tool: &Tool) -> &'static CommandDef {
         parts,
         SourceLocation::RUNTIME,
     )
-    .with_category(leak(server));
+    .with_category(leak(server))
+    .with_contexts(contexts);
     if mutation {
         def = def.with_mutation();
     }

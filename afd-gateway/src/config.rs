@@ -52,6 +52,41 @@ pub struct Config {
     /// Gateway-wide settings.
     #[serde(default)]
     pub gateway: GatewaySettings,
+    /// Runtime contexts over upstream tools, by name (kebab-case): the scopes an agent
+    /// enters with afd-context-enter.
+    #[serde(default)]
+    pub contexts: BTreeMap<String, ContextConfig>,
+}
+
+/// A runtime context declared in the configuration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContextConfig {
+    /// What the context is for (agents see it).
+    pub description: String,
+    /// Every tool of these servers belongs to it.
+    #[serde(default)]
+    pub servers: Vec<String>,
+    /// These tools belong to it (ids `server.tool`; `*` matches any run of characters).
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// Whoever enters it cannot call a tool that may change state.
+    #[serde(default)]
+    pub read_only: bool,
+    /// Words that suggest it (afd-context-suggest).
+    #[serde(default)]
+    pub triggers: Vec<String>,
+    /// The context it is nested under (a child holds its parent's tools too).
+    #[serde(default)]
+    pub parent: Option<String>,
+}
+
+impl ContextConfig {
+    /// Whether the tool `id` of `server` belongs to this context.
+    pub fn holds(&self, server: &str, id: &str) -> bool {
+        self.servers.iter().any(|s| s == server)
+            || self.tools.iter().any(|pattern| glob_match(pattern, id))
+    }
 }
 
 /// Gateway-wide settings (the `gateway` object).
@@ -238,6 +273,33 @@ impl Config {
                 .transport()
                 .map_err(|why| format!("server '{name}' {why}"))?;
         }
+        for (name, context) in &config.contexts {
+            let kebab = !name.is_empty()
+                && !name.starts_with('-')
+                && !name.ends_with('-')
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+            if !kebab {
+                return Err(format!("context name '{name}' must be kebab-case"));
+            }
+            if let Some(parent) = &context.parent
+                && !config.contexts.contains_key(parent)
+            {
+                return Err(format!(
+                    "context '{name}' is nested under '{parent}', which is not declared"
+                ));
+            }
+            if let Some(server) = context
+                .servers
+                .iter()
+                .find(|s| !config.servers.contains_key(*s))
+            {
+                return Err(format!(
+                    "context '{name}' names the server '{server}', which is not configured"
+                ));
+            }
+        }
         Ok(config)
     }
 
@@ -344,6 +406,29 @@ mod tests {
         assert!(neither.unwrap_err().contains("needs"));
         let bad_name = Config::parse(r#"{"mcpServers": {"a b": {"command": "x"}}}"#);
         assert!(bad_name.unwrap_err().contains("server name"));
+    }
+
+    #[test]
+    fn contexts_are_checked_and_hold_servers_and_tools() {
+        let config = Config::parse(
+            r#"{"mcpServers": {"a": {"command": "x"}},
+                "contexts": {"reading": {"description": "R.", "servers": ["a"]},
+                             "one": {"description": "O.", "tools": ["b.get_*"], "parent": "reading"}}}"#,
+        )
+        .unwrap();
+        assert!(config.contexts["reading"].holds("a", "a.anything"));
+        assert!(config.contexts["one"].holds("b", "b.get_x"));
+        assert!(!config.contexts["one"].holds("b", "b.set_x"));
+        let bad = Config::parse(r#"{"mcpServers": {}, "contexts": {"Bad": {"description": "d"}}}"#);
+        assert!(bad.unwrap_err().contains("kebab-case"));
+        let orphan = Config::parse(
+            r#"{"mcpServers": {}, "contexts": {"c": {"description": "d", "parent": "p"}}}"#,
+        );
+        assert!(orphan.unwrap_err().contains("not declared"));
+        let unknown = Config::parse(
+            r#"{"mcpServers": {}, "contexts": {"c": {"description": "d", "servers": ["zz"]}}}"#,
+        );
+        assert!(unknown.unwrap_err().contains("not configured"));
     }
 
     #[test]

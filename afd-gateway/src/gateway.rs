@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use afd_runtime::mcp::{McpServer, Strategy};
 use afd_runtime::usage::UsageStats;
-use afd_runtime::{Registry, Sessions};
+use afd_runtime::{ContextDef, Registry, Sessions, SourceLocation};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
@@ -20,8 +20,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::cache::Cache;
-use crate::catalog::{Interner, server_description};
-use crate::config::{Config, refusal};
+use crate::catalog::{Interner, server_description, tool_id};
+use crate::config::{Config, ContextConfig, refusal};
 use crate::upstream::{Event, Upstream};
 
 /// Options the command line adds to the configuration.
@@ -36,6 +36,7 @@ pub struct Options {
 /// The gateway: its upstreams and the catalog it serves.
 pub struct Gateway {
     upstreams: Vec<Arc<Upstream>>,
+    contexts: Vec<(&'static ContextDef, ContextConfig)>,
     cache: Cache,
     strategy: Strategy,
     sessions: Sessions,
@@ -104,6 +105,31 @@ impl Gateway {
                 ))
             })
             .collect();
+        // The configuration is fixed for the gateway's life: its contexts are leaked once.
+        let contexts = config
+            .contexts
+            .iter()
+            .map(|(name, context)| {
+                let leak =
+                    |text: &str| -> &'static str { Box::leak(text.to_owned().into_boxed_str()) };
+                let triggers: Vec<&'static str> =
+                    context.triggers.iter().map(|t| leak(t)).collect();
+                let mut def = ContextDef::new(
+                    leak(name),
+                    leak(&context.description),
+                    SourceLocation::RUNTIME,
+                )
+                .with_triggers(Box::leak(triggers.into_boxed_slice()));
+                if let Some(parent) = &context.parent {
+                    def = def.with_parent(leak(parent));
+                }
+                if context.read_only {
+                    def = def.with_read_only();
+                }
+                let def: &'static ContextDef = Box::leak(Box::new(def));
+                (def, context.clone())
+            })
+            .collect();
         let sessions = Sessions::default();
         let usage = options.usage.unwrap_or_else(UsageStats::in_memory);
         let placeholder = McpServer::builder_shared(Arc::new(
@@ -115,6 +141,7 @@ impl Gateway {
         .map_err(|e| GatewayError::Catalog(e.to_string()))?;
         let gateway = Arc::new(Gateway {
             upstreams,
+            contexts,
             cache,
             strategy,
             sessions,
@@ -170,6 +197,9 @@ impl Gateway {
     /// so this is an internal error).
     pub fn rebuild(&self) -> Result<(), GatewayError> {
         let mut builder = Registry::builder();
+        for (def, _) in &self.contexts {
+            builder = builder.context(def);
+        }
         let mut hidden = Vec::new();
         let mut seen = HashSet::new();
         {
@@ -180,7 +210,14 @@ impl Gateway {
                 let description = server_description(upstream, Some(&list));
                 builder = builder.category(interner.category(upstream.name(), &description));
                 for tool in &list.tools {
-                    let def = interner.command(upstream, tool);
+                    let id = tool_id(upstream.name(), &tool.name);
+                    let contexts: Vec<&'static str> = self
+                        .contexts
+                        .iter()
+                        .filter(|(_, context)| context.holds(upstream.name(), &id))
+                        .map(|(def, _)| def.name())
+                        .collect();
+                    let def = interner.command(upstream, tool, contexts);
                     if !seen.insert(def.name()) {
                         tracing::warn!(server = upstream.name(), tool = %tool.name, "two tools share the id {}; keeping the first", def.name());
                         continue;

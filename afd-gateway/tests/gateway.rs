@@ -666,3 +666,131 @@ async fn a_third_party_server_from_pypi() {
     assert_eq!(bad["error"]["details"]["server"], "time", "{bad}");
     h.gateway.shutdown();
 }
+
+/// The installed binary, as a client starts it: stdout carries only MCP (logs and the
+/// upstreams' stderr go to stderr), and `--report` prints the comparison.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_binary_serves_over_stdio_and_reports() {
+    let dir = temp_dir("binary");
+    let config = dir.join("servers.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"todo": todo_stdio(), "faulty": faulty(json!({}))},
+               "gateway": {"cacheDir": dir.join("cache")}})
+        .to_string(),
+    )
+    .unwrap();
+    let binary = env!("CARGO_BIN_EXE_afd-gateway");
+    let mut command = tokio::process::Command::new(binary);
+    command.arg(&config);
+    let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = ().serve(transport).await.expect("the gateway answers initialize");
+    let tools = client.peer().list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 5);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let echo = loop {
+        let result = client
+            .peer()
+            .call_tool(
+                CallToolRequestParams::new("afd-call").with_arguments(
+                    json!({"command": "faulty.echo", "input": {"message": "via the binary"}})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                ),
+            )
+            .await
+            .unwrap();
+        let structured = result.structured_content.unwrap();
+        if structured["success"] == true || Instant::now() > deadline {
+            break structured;
+        }
+        // The tools are not known until the warm start has listed them.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(echo["data"], json!({"echo": "via the binary"}), "{echo}");
+    client.cancel().await.unwrap();
+
+    let report = std::process::Command::new(binary)
+        .arg(&config)
+        .arg("--report")
+        .stderr(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(report.status.success());
+    let text = String::from_utf8(report.stdout).unwrap();
+    assert!(text.contains("through afd-gateway (lazy)"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("through afd-gateway"))
+        .unwrap();
+    let numbers: Vec<usize> = line
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(numbers[0], 5, "{text}");
+    let direct = text
+        .lines()
+        .find(|l| l.starts_with("all servers directly"))
+        .unwrap();
+    let direct: Vec<usize> = direct
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(
+        direct[0],
+        14 + 5,
+        "todo's 14 tools (individual) and faulty's 5: {text}"
+    );
+}
+
+/// Contexts declared in the configuration scope upstream tools as they scope commands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn configured_contexts_scope_upstream_tools() {
+    let cache = temp_dir("contexts");
+    let h = start(
+        json!({"mcpServers": {"todo": todo_stdio(), "faulty": faulty(json!({}))},
+               "contexts": {
+                   "todos": {"description": "Reading the todo list.", "servers": ["todo"],
+                             "readOnly": true, "triggers": ["todo"]},
+                   "echoing": {"description": "Echoing.", "tools": ["faulty.echo"]}},
+               "gateway": {"cacheDir": cache}}),
+        true,
+    )
+    .await;
+    h.wait_for_tools("todo").await;
+    h.wait_for_tools("faulty").await;
+    let suggested = h
+        .afd_call(
+            "afd-context-suggest",
+            json!({"intent": "look at my todo list"}),
+        )
+        .await;
+    assert_eq!(
+        suggested["data"]["suggestions"][0]["suggestedContext"], "todos",
+        "{suggested}"
+    );
+    let entered = h
+        .afd_call("afd-context-enter", json!({"context": "todos"}))
+        .await;
+    assert_eq!(entered["success"], true, "{entered}");
+    let listed = h.afd_call("todo.todo-list", json!({})).await;
+    assert_eq!(listed["success"], true, "{listed}");
+    let outside = h.afd_call("faulty.echo", json!({"message": "x"})).await;
+    assert_eq!(outside["error"]["code"], "CONTEXT_MISMATCH", "{outside}");
+    let change = h.afd_call("todo.todo-create", json!({"title": "no"})).await;
+    assert_eq!(
+        change["error"]["code"], "FORBIDDEN",
+        "read-only scope: {change}"
+    );
+    let found = h.call("afd-discover", json!({"server": "todo"})).await;
+    assert_eq!(found["data"]["context"]["active"], "todos", "{found}");
+    let exited = h.afd_call("afd-context-exit", json!({})).await;
+    assert_eq!(exited["success"], true, "{exited}");
+    let echo = h.afd_call("faulty.echo", json!({"message": "back"})).await;
+    assert_eq!(echo["success"], true, "{echo}");
+    h.gateway.shutdown();
+}
