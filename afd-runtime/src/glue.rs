@@ -2,14 +2,25 @@
 //! schema generation, input decoding and output conversion. Reached only through
 //! `afd_runtime::__private`.
 
-use std::marker::PhantomData;
+//!
+//! Compile cost: every function here generic over a command's types is monomorphised once
+//! per command, so each is a thin shell over a non-generic, `#[inline(never)]` core (schema
+//! settings, error mapping, wrapping a `Value`), and sync handlers share one future type
+//! ([`sync_handler`]) instead of an `async` state machine each.
 
-use schemars::JsonSchema;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::command::HandlerFuture;
+use crate::context::CommandContext;
 use crate::error::CommandError;
 use crate::result::CommandResult;
 
@@ -76,10 +87,20 @@ impl<T> Outcome for CommandResult<T> {
 }
 
 fn generate<T: JsonSchema>() -> Value {
-    let generator = SchemaSettings::draft2020_12()
+    root_schema(schema_generator().into_root_schema_for::<T>())
+}
+
+/// The generator of every command schema: draft 2020-12 without `$schema`.
+#[inline(never)]
+fn schema_generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
         .with(|settings| settings.meta_schema = None)
-        .into_generator();
-    let mut schema = generator.into_root_schema_for::<T>();
+        .into_generator()
+}
+
+/// A root schema as commands publish it: without the Rust type's title.
+#[inline(never)]
+fn root_schema(mut schema: Schema) -> Value {
     if let Some(object) = schema.as_object_mut() {
         object.remove("title");
     }
@@ -104,20 +125,28 @@ pub fn deserialize_input<T: CommandInputDecode>(
     crate::validate::deserialize_input(command, input)
 }
 
-fn to_value<T: Serialize>(data: &T) -> Result<Value, CommandError> {
-    serde_json::to_value(data).map_err(|error| {
+/// The data serialised for a result, or the `INTERNAL_ERROR` saying why it could not be.
+#[inline(never)]
+fn output_value(value: Result<Value, serde_json::Error>) -> Result<Value, CommandError> {
+    value.map_err(|error| {
         CommandError::internal(format!(
             "the command's output could not be serialised: {error}"
         ))
     })
 }
 
-/// Wraps a plain return value.
-pub fn from_output<T: CommandOutput>(data: T) -> CommandResult<Value> {
-    match to_value(&data) {
+/// A success holding `value`, or the failure to serialise it.
+#[inline(never)]
+fn output_result(value: Result<Value, serde_json::Error>) -> CommandResult<Value> {
+    match output_value(value) {
         Ok(value) => CommandResult::success(value),
         Err(error) => CommandResult::failure(error),
     }
+}
+
+/// Wraps a plain return value.
+pub fn from_output<T: CommandOutput>(data: T) -> CommandResult<Value> {
+    output_result(serde_json::to_value(&data))
 }
 
 /// Wraps a `Result` return value.
@@ -132,17 +161,35 @@ pub fn from_result<T: CommandOutput, E: CommandFailure>(
 
 /// Type-erases a `CommandResult` return value, keeping its reasoning, warnings and metadata.
 pub fn from_command_result<T: CommandOutput>(result: CommandResult<T>) -> CommandResult<Value> {
-    let mut erased = CommandResult {
-        success: result.success,
+    let CommandResult {
+        success,
+        data,
+        error,
+        reasoning,
+        confidence,
+        warnings,
+        metadata,
+    } = result;
+    let erased = CommandResult {
+        success,
         data: None,
-        error: result.error,
-        reasoning: result.reasoning,
-        confidence: result.confidence,
-        warnings: result.warnings,
-        metadata: result.metadata,
+        error,
+        reasoning,
+        confidence,
+        warnings,
+        metadata,
     };
-    if let Some(data) = result.data {
-        match to_value(&data) {
+    with_data(erased, data.map(|data| serde_json::to_value(&data)))
+}
+
+/// `erased` with its serialised data, or failed if the data could not be serialised.
+#[inline(never)]
+fn with_data(
+    mut erased: CommandResult<Value>,
+    data: Option<Result<Value, serde_json::Error>>,
+) -> CommandResult<Value> {
+    if let Some(data) = data {
+        match output_value(data) {
             Ok(value) => erased.data = Some(value),
             Err(error) => {
                 erased.success = false;
@@ -151,6 +198,38 @@ pub fn from_command_result<T: CommandOutput>(result: CommandResult<T>) -> Comman
         }
     }
     erased
+}
+
+/// The body of a sync command's handler: decode the input, call the function, convert
+/// its return value.
+pub type SyncBody = fn(Value, CommandContext) -> CommandResult<Value>;
+
+/// The handler future of a sync command: runs `body` when first polled, as an `async`
+/// block around it would, but one future type (one vtable, one `poll`) serves every sync
+/// command instead of a state machine per command.
+pub fn sync_handler(body: SyncBody, input: Value, ctx: CommandContext) -> HandlerFuture {
+    Box::pin(SyncCall {
+        body,
+        args: Some((input, ctx)),
+    })
+}
+
+struct SyncCall {
+    body: SyncBody,
+    args: Option<(Value, CommandContext)>,
+}
+
+impl Future for SyncCall {
+    type Output = CommandResult<Value>;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<CommandResult<Value>> {
+        let this = self.get_mut();
+        let (input, ctx) = this
+            .args
+            .take()
+            .expect("a command's handler future polled after completion");
+        Poll::Ready((this.body)(input, ctx))
+    }
 }
 
 /// Asks, at compile time, whether a command's data type has a JSON Schema (autoref

@@ -168,30 +168,47 @@ pub fn deserialize_input<T: DeserializeOwned>(
     command: &str,
     input: Value,
 ) -> Result<T, CommandError> {
-    let input = if input.is_null() {
+    match serde_path_to_error::deserialize(object_if_null(input)) {
+        Ok(input) => Ok(input),
+        Err(error) => Err(path_failure(command, &error)),
+    }
+}
+
+/// `null` as `{}`; anything else as it is. (Apart from the generic function above so that
+/// each input type does not get its own copy.)
+#[inline(never)]
+fn object_if_null(input: Value) -> Value {
+    if input.is_null() {
         Value::Object(Default::default())
     } else {
         input
+    }
+}
+
+/// The `VALIDATION_ERROR` for a deserialisation error at a path.
+#[cold]
+#[inline(never)]
+fn path_failure(
+    command: &str,
+    error: &serde_path_to_error::Error<serde_json::Error>,
+) -> CommandError {
+    let path = error.path().to_string();
+    let pointer = if path == "." {
+        String::new()
+    } else {
+        pointer_of(error.path())
     };
-    serde_path_to_error::deserialize(input).map_err(|error| {
-        let path = error.path().to_string();
-        let pointer = if path == "." {
-            String::new()
-        } else {
-            pointer_of(error.path())
-        };
-        let field = if path == "." {
-            "input".to_owned()
-        } else {
-            path
-        };
-        let violation = Violation {
-            pointer,
-            keyword: "type".to_owned(),
-            message: format!("Field '{field}': {}", error.inner()),
-        };
-        validation_failure(command, &[violation])
-    })
+    let field = if path == "." {
+        "input".to_owned()
+    } else {
+        path
+    };
+    let violation = Violation {
+        pointer,
+        keyword: "type".to_owned(),
+        message: format!("Field '{field}': {}", error.inner()),
+    };
+    validation_failure(command, &[violation])
 }
 
 fn pointer_of(path: &serde_path_to_error::Path) -> String {
