@@ -217,8 +217,36 @@ fn handler_fn(handler: &Handler<'_>, name: &str, rt: &TokenStream) -> TokenStrea
             quote_spanned!(ty.span()=> #rt::from_command_result::<#data>(__afd_output))
         }
     };
+    let call = quote! {
+        #decode
+        let __afd_output = #ident(#(#args),*) #await_;
+        #convert
+    };
+    // A sync function needs no state machine of its own: its body is a plain function and
+    // one shared future type runs it when polled (`sync_handler`), which keeps the code
+    // each command adds small (BENCHMARKS.md, "Compile cost").
+    if handler.item.sig.asyncness.is_none() {
+        return quote! {
+            #[doc(hidden)]
+            fn __afd_handler(
+                __afd_input: #rt::Value,
+                __afd_ctx: #rt::CommandContext,
+            ) -> #rt::HandlerFuture {
+                #rt::sync_handler(Self::__afd_call, __afd_input, __afd_ctx)
+            }
+
+            #[doc(hidden)]
+            #[allow(unused_variables)]
+            fn __afd_call(
+                __afd_input: #rt::Value,
+                __afd_ctx: #rt::CommandContext,
+            ) -> #rt::CommandResult<#rt::Value> {
+                #call
+            }
+        };
+    }
     // A handler future that is not `Send` fails where it is boxed: point there at the
-    // user's `async` (or `fn`), not at the attribute.
+    // user's `async`, not at the attribute.
     let sig = &handler.item.sig;
     let fn_span = sig
         .asyncness
@@ -226,9 +254,7 @@ fn handler_fn(handler: &Handler<'_>, name: &str, rt: &TokenStream) -> TokenStrea
     let rt_at_fn = quote_spanned!(fn_span=> ::afd_runtime::__private);
     let boxed = quote_spanned! {fn_span=>
         #rt_at_fn::Box::pin(async move {
-            #decode
-            let __afd_output = #ident(#(#args),*) #await_;
-            #convert
+            #call
         })
     };
     quote! {

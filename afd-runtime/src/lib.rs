@@ -72,8 +72,8 @@ pub mod __private {
     pub use crate::contexts::ContextDef;
     pub use crate::glue::{
         CommandFailure, CommandInputDecode, CommandInputSchema, CommandOutput, Outcome,
-        OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, deserialize_input,
-        from_command_result, from_output, from_result, input_schema, no_input_schema,
+        OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, SyncBody, deserialize_input,
+        from_command_result, from_output, from_result, input_schema, no_input_schema, sync_handler,
     };
     pub use crate::registry::Registration;
     pub use crate::result::CommandResult;
