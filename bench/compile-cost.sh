@@ -1,51 +1,78 @@
 #!/usr/bin/env bash
 # Compile cost of the #[command] DSL: an N-command generated catalog alone in the afd-bench
-# crate (AFD_BENCH_SIZES=N, N=${COMPILE_COST_N:-2000}), against the same crate with 5
-# commands. (N=10000 needs more memory than a 24 GiB machine has in release: BENCHMARKS.md.)
-#   - release: build time of the crate and its `serve` binary, and the binary's size (a
-#     release build is not incremental: after an edit it costs the same again);
-#   - dev: build time, then the incremental rebuild after one command's doc comment
-#     changes (AFD_BENCH_EDIT, read by bench/build.rs).
-# Dependencies are built first (with 5 commands) so the times are the catalog crate's own.
-# Usage: bench/compile-cost.sh [results.md]   (uses $CARGO_TARGET_DIR/compile-cost)
+# crate (AFD_BENCH_SIZES=N, N=${COMPILE_COST_N:-2000}; for 10000 see BENCHMARKS.md,
+# "Compile cost"), against the same crate with 5 commands.
+#   - release: build time and peak rustc RSS of the crate and its `serve` binary, and the
+#     binary's size (a release build is not incremental: after an edit it costs the same);
+#   - dev: build time and peak RSS, then the incremental rebuild after one command's doc
+#     comment changes (AFD_BENCH_EDIT, read by bench/build.rs);
+#   - with COMPILE_COST_PLAIN=1 also the release build of the same functions and input
+#     structs without #[command] (AFD_BENCH_PLAIN=1): what the derives alone cost.
+# Dependencies are built first (with 5 commands) so the figures are the catalog crate's
+# own. Every build runs under `ulimit -v` (COMPILE_COST_VMEM_KB, default 16000000 KiB) so
+# that a runaway rustc fails instead of taking the machine's memory; COMPILE_COST_JOBS
+# passes -j to cargo (fewer parallel LLVM modules, less memory).
+# Usage: bench/compile-cost.sh [results.md]   (uses $CARGO_TARGET_DIR/compile-cost, or
+# $COMPILE_COST_TARGET: a target directory whose dependencies are already built saves their
+# build; the afd-bench artifacts in it are replaced)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/dev/stdout}
-target="${CARGO_TARGET_DIR:-$PWD/target}/compile-cost"
+target="${COMPILE_COST_TARGET:-${CARGO_TARGET_DIR:-$PWD/target}/compile-cost}"
 export CARGO_TARGET_DIR="$target"
-unset AFD_BENCH_EDIT
+unset AFD_BENCH_EDIT AFD_BENCH_PLAIN
 n=${COMPILE_COST_N:-2000}
+ulimit -v "${COMPILE_COST_VMEM_KB:-16000000}"
+jobs=()
+[ -n "${COMPILE_COST_JOBS:-}" ] && jobs=(-j "$COMPILE_COST_JOBS")
+times=$(mktemp)
+trap 'rm -f "$times"' EXIT
 
-seconds() { # seconds <command...>: run quietly, print the wall time in seconds
-    local start end
-    start=$(date +%s.%N)
-    "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; "$@"; exit 1; }
-    end=$(date +%s.%N)
-    echo "$end - $start" | bc
+# measure <command...>: runs quietly; prints "<wall seconds> <peak RSS MiB>" (the peak is
+# the largest process of the build: rustc).
+measure() {
+    if ! /usr/bin/time -f '%e %M' -o "$times" "$@" >/dev/null 2>&1; then
+        echo "failed: $*" >&2
+        "$@"
+        exit 1
+    fi
+    awk '{ printf "%s %.0f\n", $1, $2 / 1024 }' "$times"
 }
-build() { cargo build --locked -p afd-bench --bin serve "$@"; }
+build() { cargo build --locked -p afd-bench --bin serve "${jobs[@]}" "$@"; }
 
 echo "compile-cost: dependencies (not timed)" >&2
 AFD_BENCH_SIZES=5 build --release >/dev/null 2>&1 || AFD_BENCH_SIZES=5 build --release
 size5=$(stat -c %s "$target/release/serve")
 AFD_BENCH_SIZES=5 build >/dev/null 2>&1 || AFD_BENCH_SIZES=5 build
 
+plain=""
+if [ "${COMPILE_COST_PLAIN:-0}" = 1 ]; then
+    echo "compile-cost: release, $n commands without #[command]" >&2
+    plain=$(AFD_BENCH_PLAIN=1 AFD_BENCH_SIZES=$n measure build --release)
+fi
 echo "compile-cost: release, $n commands" >&2
-release=$(AFD_BENCH_SIZES=$n seconds build --release)
+read -r release release_rss < <(AFD_BENCH_SIZES=$n measure build --release)
 sizen=$(stat -c %s "$target/release/serve")
 echo "compile-cost: dev, $n commands" >&2
-dev=$(AFD_BENCH_SIZES=$n seconds build)
+read -r dev dev_rss < <(AFD_BENCH_SIZES=$n measure build)
 echo "compile-cost: dev, one command edited" >&2
-edit=$(AFD_BENCH_SIZES=$n AFD_BENCH_EDIT="Edited $(date +%s)." seconds build)
+read -r edit edit_rss < <(AFD_BENCH_SIZES=$n AFD_BENCH_EDIT="Edited $(date +%s)." measure build)
 
 mib() { echo "scale=1; $1 / 1048576" | bc; }
 {
-    echo "| what ($n generated commands, afd-bench crate + serve binary) | figure |"
+    echo "| what ($n generated commands, afd-bench crate + serve binary) | wall time | peak rustc RSS |"
+    echo "|---|---|---|"
+    if [ -n "$plain" ]; then
+        read -r plain_time plain_rss <<<"$plain"
+        echo "| release build, the same functions and input structs without \`#[command]\` | $plain_time s | $plain_rss MiB |"
+    fi
+    echo "| release build of the catalog crate and binary (deps prebuilt) | $release s | $release_rss MiB |"
+    echo "| dev build of the catalog crate and binary (deps prebuilt) | $dev s | $dev_rss MiB |"
+    echo "| dev incremental rebuild after one command's doc comment changed | $edit s | $edit_rss MiB |"
+    echo
+    echo "| release \`serve\` binary | size |"
     echo "|---|---|"
-    printf '| release build of the catalog crate and binary (deps prebuilt) | %.1f s |\n' "$release"
-    printf '| dev build of the catalog crate and binary (deps prebuilt) | %.1f s |\n' "$dev"
-    printf '| dev incremental rebuild after one command changed | %.1f s |\n' "$edit"
-    echo "| release \`serve\` binary, $n commands | $(mib "$sizen") MiB |"
-    echo "| release \`serve\` binary, 5 commands | $(mib "$size5") MiB |"
+    echo "| $n commands | $(mib "$sizen") MiB |"
+    echo "| 5 commands | $(mib "$size5") MiB |"
     echo "| per command | $(( (sizen - size5) / (n - 5) )) bytes |"
 } > "$out"
