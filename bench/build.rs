@@ -19,6 +19,10 @@
 //!   bench/compile-cost.sh.
 
 use std::fmt::Write as _;
+
+#[path = "src/names.rs"]
+mod names;
+use names::{CATEGORIES, VERBS, letters};
 use std::path::Path;
 
 const SEED: &str = r#"
@@ -138,36 +142,6 @@ const SEED_NAMES: [&str; 8] = [
     "subscription_cancel",
     "config_reset",
 ];
-
-const CATEGORIES: [&str; 10] = [
-    "user",
-    "order",
-    "payment",
-    "product",
-    "inventory",
-    "shipping",
-    "review",
-    "report",
-    "config",
-    "support",
-];
-const VERBS: [&str; 8] = [
-    "list", "get", "update", "archive", "export", "search", "count", "tag",
-];
-
-/// `a`, `b`, ..., `z`, `ba`, ... as the reference's `letters(n)`.
-fn letters(mut n: usize) -> String {
-    let mut out = Vec::new();
-    loop {
-        out.push(b'a' + (n % 26) as u8);
-        n /= 26;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).expect("ascii")
-}
 
 fn camel(snake: &str) -> String {
     snake

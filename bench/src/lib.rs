@@ -13,6 +13,7 @@ use afd_runtime::mcp::{McpServer, Strategy};
 use afd_runtime::{CommandDef, Dispatcher, Registry, Surface};
 
 pub mod client;
+pub mod names;
 pub mod raw;
 pub mod shapes;
 pub mod workload;
@@ -164,6 +165,29 @@ pub fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+/// Times `run` one call per sample, after a warm-up (a fifth of the budget, at least three
+/// calls): at least five samples, at most `max`, for about `seconds`. Each sample includes
+/// the timer's own cost (about 20-40 ns).
+pub fn sample<T>(seconds: f64, max: usize, mut run: impl FnMut() -> T) -> Stats {
+    use std::hint::black_box;
+    use std::time::Instant;
+    let warm_until = Instant::now() + Duration::from_secs_f64(seconds / 5.0);
+    let mut warm = 0;
+    while warm < 3 || (Instant::now() < warm_until && warm < max / 10) {
+        black_box(run());
+        warm += 1;
+    }
+    let until = Instant::now() + Duration::from_secs_f64(seconds);
+    let mut samples = Vec::with_capacity(max.min(100_000));
+    while samples.len() < 5 || (samples.len() < max && Instant::now() < until) {
+        let started = Instant::now();
+        let out = run();
+        samples.push(started.elapsed());
+        drop(black_box(out));
+    }
+    Stats::of(&mut samples)
 }
 
 #[cfg(test)]

@@ -8,11 +8,9 @@
 //! The same operations run under criterion in `benches/inprocess.rs`. Each sample here is
 //! one call timed with `Instant` (about 20-40 ns of timer cost included).
 
-use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
-use afd_bench::{Stats, human, thousands, workload};
+use afd_bench::{Stats, human, sample, thousands, workload};
 use afd_runtime::mcp::{McpServer, Strategy};
 use clap::Parser;
 use serde_json::json;
@@ -32,24 +30,6 @@ struct Args {
     /// Append the figures as JSON lines to this file.
     #[arg(long)]
     json: Option<PathBuf>,
-}
-
-fn sample<T>(seconds: f64, max: usize, mut run: impl FnMut() -> T) -> Stats {
-    let warm_until = Instant::now() + Duration::from_secs_f64(seconds / 5.0);
-    let mut warm = 0;
-    while warm < 3 || (Instant::now() < warm_until && warm < max / 10) {
-        black_box(run());
-        warm += 1;
-    }
-    let until = Instant::now() + Duration::from_secs_f64(seconds);
-    let mut samples = Vec::with_capacity(max.min(100_000));
-    while samples.len() < 5 || (samples.len() < max && Instant::now() < until) {
-        let started = Instant::now();
-        let out = run();
-        samples.push(started.elapsed());
-        drop(black_box(out));
-    }
-    Stats::of(&mut samples)
 }
 
 fn main() {
