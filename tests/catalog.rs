@@ -618,3 +618,62 @@ fn category_and_tag_filters_agree_with_a_plain_scan() {
         }
     }
 }
+
+fn record_handler(_input: Value, _ctx: afd_runtime::CommandContext) -> afd_runtime::HandlerFuture {
+    Box::pin(std::future::ready(afd_runtime::CommandResult::success(
+        json!([]),
+    )))
+}
+
+fn record_schema() -> Value {
+    json!({"type": "object", "properties": {}})
+}
+
+#[test]
+fn a_search_matching_more_than_a_pool_pages_as_the_exhaustive_one_does() {
+    // 300 commands that all match "records": the unfiltered search ranks only the best
+    // SEARCH_POOL, a search filtered by a category holding them all ranks every hit.
+    let defs: Vec<&'static afd_runtime::CommandDef> = (0..300)
+        .map(|i| {
+            let name: &'static str = Box::leak(format!("records-export-{i:03}").into_boxed_str());
+            let description: &'static str =
+                Box::leak(format!("Export records of batch {i} as a file.").into_boxed_str());
+            let def = afd_runtime::CommandDef::new(
+                name,
+                description,
+                record_handler,
+                record_schema,
+                afd_runtime::SourceLocation {
+                    file: file!(),
+                    line: line!(),
+                    column: 1,
+                    module_path: module_path!(),
+                },
+            )
+            .with_category("records");
+            &*Box::leak(Box::new(def))
+        })
+        .collect();
+    let registry: &'static afd_runtime::Registry = Box::leak(Box::new(
+        afd_runtime::Registry::builder()
+            .register_all(defs)
+            .build()
+            .unwrap(),
+    ));
+    let d = Dispatcher::builder(registry).build().unwrap();
+    let pooled = d
+        .discover(json!({"search": "export records", "limit": 10, "offset": 20}))
+        .data
+        .unwrap();
+    let exhaustive = d
+        .discover(
+            json!({"search": "export records", "limit": 10, "offset": 20, "category": "records"}),
+        )
+        .data
+        .unwrap();
+    assert_eq!(pooled["commands"], exhaustive["commands"]);
+    assert_eq!(exhaustive["filtered"], 300);
+    assert_eq!(pooled["filtered"], afd_runtime::catalog::SEARCH_POOL);
+    assert_eq!(pooled["hasMore"], true);
+    assert_eq!(pooled["returned"], 10);
+}

@@ -45,6 +45,9 @@ impl OneOrMany {
 pub const BROWSE_LIMIT: usize = 50;
 /// Page size of a search: the best matches, not the long tail.
 pub const SEARCH_LIMIT: usize = 10;
+/// How many of the best hits a search with no other filter ranks (and counts in
+/// `filtered`): the largest page there is.
+pub const SEARCH_POOL: usize = 200;
 /// A search keeps the matches scoring at least this share of the best one's score.
 pub const RELEVANCE_FLOOR: f32 = 0.25;
 
@@ -129,7 +132,9 @@ pub struct DiscoverResult {
     pub commands: Vec<CommandSummary>,
     /// Commands in the catalog.
     pub total: usize,
-    /// Commands matching the filters.
+    /// Commands matching the filters (for a search with no category, tag or context to
+    /// filter by: the relevant ones among the best 200, or among the best offset + limit
+    /// + 1 when that is more).
     pub filtered: usize,
     /// Commands on this page.
     pub returned: usize,
@@ -410,9 +415,27 @@ impl Dispatcher {
         };
         // Positions in catalog order with their score: with a search, relevance order (and
         // a score per command); without, the catalog's, from the precomputed lists.
+        let limit = input.limit.unwrap_or(if query.is_some() {
+            SEARCH_LIMIT
+        } else {
+            BROWSE_LIMIT
+        });
         let matching: Vec<(u32, Option<f32>)> = match query {
             Some(query) => {
-                let hits = self.search_positions(query, self.exposed_count());
+                // With nothing to filter the hits by, the best SEARCH_POOL (or the page and
+                // one more) are all that is needed, and asking for no more lets the index
+                // skip scoring what cannot reach them; with filters, every hit is needed.
+                let unfiltered = input.category.is_none() && tags.is_empty() && contexts.is_empty();
+                let wanted = if unfiltered {
+                    input
+                        .offset
+                        .saturating_add(limit)
+                        .saturating_add(1)
+                        .max(SEARCH_POOL)
+                } else {
+                    self.exposed_count()
+                };
+                let hits = self.search_positions(query, wanted);
                 let floor = hits.first().map_or(0.0, |(_, best)| best * RELEVANCE_FLOOR);
                 hits.into_iter()
                     .filter(|&(position, score)| {
@@ -446,11 +469,6 @@ impl Dispatcher {
             query.is_none() && input.category.is_none() && tags.is_empty() && contexts.is_empty();
         let total = self.exposed_count();
         let browsing = input.category.is_none() && tags.is_empty() && query.is_none();
-        let limit = input.limit.unwrap_or(if query.is_some() {
-            SEARCH_LIMIT
-        } else {
-            BROWSE_LIMIT
-        });
         let filtered = if everything { total } else { matching.len() };
         let page: Vec<(u32, Option<f32>)> = if everything {
             (input.offset.min(total)..total.min(input.offset.saturating_add(limit)))
