@@ -7,7 +7,7 @@ use std::time::Duration;
 use afd_runtime::mcp::McpServer;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion, RequestMetaObject};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 use tokio::sync::Notify;
 
@@ -48,10 +48,10 @@ impl Client {
 
     async fn connect_with(server: McpServer, mode: ClientLifecycleMode) -> Client {
         let (server_io, client_io) = tokio::io::duplex(1 << 20);
+        // Served as `serve_stdio` serves: the front answers the calls it takes, rmcp the rest.
         tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
+            let (read, write) = tokio::io::split(server_io);
+            let _ = server.serve_stream(read, write).await;
         });
         let recorder = Recorder::default();
         let service = recorder

@@ -21,6 +21,7 @@
 #[cfg(feature = "http")]
 mod http;
 mod resources;
+mod stream;
 mod tools;
 
 #[cfg(feature = "http")]
@@ -37,7 +38,7 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{RoleServer, ServerHandler, ServiceExt};
+use rmcp::{RoleServer, ServerHandler};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -504,21 +505,29 @@ impl McpServer {
     /// Where both streams are pipes (how MCP clients start stdio servers) they are driven
     /// by Tokio's non-blocking pipe reactor rather than a blocking thread per read and
     /// write ([`rmcp::transport::stdio_pipes`]); a terminal or a file falls back to the
-    /// blocking handles.
+    /// blocking handles. The stream is served by [`serve_stream`](McpServer::serve_stream):
+    /// `tools/call` answered by afd-rs directly, everything else by rmcp.
     ///
     /// # Errors
     ///
     /// The transport failed to start.
     pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let running = self.clone().serve(rmcp::transport::stdio_pipes()).await?;
-        running.waiting().await?;
-        Ok(())
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        self.serve_stream(stdin, stdout).await
     }
 
     /// Runs a tool call: the same answer whatever the transport.
     ///
     /// The call's session is `ctx`'s, unless the meta-tools' `session` argument names one.
     pub async fn call(&self, name: &str, arguments: Value, ctx: CommandContext) -> CallToolResult {
+        self.answer_call(name, arguments, ctx)
+            .await
+            .into_tool_result()
+    }
+
+    /// A tool call's outcome, before it becomes a [`CallToolResult`] (which the stream front
+    /// writes without building one).
+    async fn answer_call(&self, name: &str, arguments: Value, ctx: CommandContext) -> Answer {
         let inner = &*self.inner;
         let dispatcher = &inner.dispatcher;
         let mut arguments = arguments;
@@ -543,41 +552,33 @@ impl McpServer {
             Some(Route::Call | Route::Batch | Route::Pipe) => match take_session(&mut arguments) {
                 Ok(Some(session)) => ctx = ctx.with_session(session),
                 Ok(None) => {}
-                Err(error) => return to_tool_result(&CommandResult::<Value>::failure(error)),
+                Err(error) => return Answer::Command(CommandResult::failure(error)),
             },
             _ => {}
         }
         match route {
-            Some(Route::Discover) => to_tool_result(&dispatcher.discover(arguments)),
-            Some(Route::Detail) => to_tool_result(&dispatcher.detail(arguments)),
-            Some(Route::Help) => to_tool_result(&dispatcher.help(arguments)),
-            Some(Route::Docs) => to_tool_result(&dispatcher.docs(arguments)),
-            Some(Route::Schema) => to_tool_result(&dispatcher.schema(arguments)),
+            Some(Route::Discover) => Answer::Command(dispatcher.discover(arguments)),
+            Some(Route::Detail) => Answer::Command(dispatcher.detail(arguments)),
+            Some(Route::Help) => Answer::Command(dispatcher.help(arguments)),
+            Some(Route::Docs) => Answer::Command(dispatcher.docs(arguments)),
+            Some(Route::Schema) => Answer::Command(dispatcher.schema(arguments)),
             Some(Route::Call) => {
                 let (command, input) = match call_arguments(arguments) {
                     Ok(parts) => parts,
-                    Err(error) => return to_tool_result(&CommandResult::<Value>::failure(error)),
+                    Err(error) => return Answer::Command(CommandResult::failure(error)),
                 };
-                to_tool_result(&dispatcher.call(&command, input, ctx).await)
+                Answer::Command(dispatcher.call(&command, input, ctx).await)
             }
             Some(Route::Batch) => match BatchRequest::from_value(arguments) {
-                Ok(request) => {
-                    let result = dispatcher.batch(request, ctx).await;
-                    let success = result.success;
-                    tool_result(&result, success)
-                }
-                Err(error) => to_tool_result(&CommandResult::<Value>::failure(error)),
+                Ok(request) => Answer::Batch(dispatcher.batch(request, ctx).await),
+                Err(error) => Answer::Command(CommandResult::failure(error)),
             },
             Some(Route::Pipe) => match PipeRequest::from_value(arguments) {
-                Ok(request) => {
-                    let result = dispatcher.pipe(request, ctx).await;
-                    let success = result.success;
-                    tool_result(&result, success)
-                }
-                Err(error) => to_tool_result(&CommandResult::<Value>::failure(error)),
+                Ok(request) => Answer::Pipe(dispatcher.pipe(request, ctx).await),
+                Err(error) => Answer::Command(CommandResult::failure(error)),
             },
             Some(Route::Command(command)) => {
-                to_tool_result(&dispatcher.call(command, arguments, ctx).await)
+                Answer::Command(dispatcher.call(command, arguments, ctx).await)
             }
             Some(Route::Group(category)) => {
                 let mut arguments = arguments;
@@ -591,7 +592,7 @@ impl McpServer {
                             .get(command)
                             .is_some_and(|e| e.category() == category) =>
                     {
-                        to_tool_result(&dispatcher.call(command, arguments, ctx).await)
+                        Answer::Command(dispatcher.call(command, arguments, ctx).await)
                     }
                     _ => {
                         let actions: Vec<&str> = dispatcher
@@ -610,11 +611,11 @@ impl McpServer {
                             "Pass action: \"{}\" (or another listed command).",
                             actions.first().copied().unwrap_or_default()
                         ));
-                        to_tool_result(&CommandResult::<Value>::failure(error))
+                        Answer::Command(CommandResult::failure(error))
                     }
                 }
             }
-            None => to_tool_result(&CommandResult::<Value>::failure(
+            None => Answer::Command(CommandResult::failure(
                 dispatcher.registry().not_found(name),
             )),
         }
@@ -690,11 +691,47 @@ fn call_arguments(arguments: Value) -> Result<(String, Value), CommandError> {
     Ok((command, input))
 }
 
+/// What a tool call produced.
+enum Answer {
+    Command(CommandResult<Value>),
+    Batch(crate::dispatch::batch::BatchResult),
+    Pipe(crate::dispatch::pipe::PipeResult),
+}
+
+impl Answer {
+    fn success(&self) -> bool {
+        match self {
+            Answer::Command(result) => result.success,
+            Answer::Batch(result) => result.success,
+            Answer::Pipe(result) => result.success,
+        }
+    }
+
+    /// The result as rmcp sends it: structured content, the same JSON as text, `isError`.
+    fn into_tool_result(self) -> CallToolResult {
+        let success = self.success();
+        match &self {
+            Answer::Command(result) => tool_result(result, success),
+            Answer::Batch(result) => tool_result(result, success),
+            Answer::Pipe(result) => tool_result(result, success),
+        }
+    }
+
+    /// The JSON of [`into_tool_result`](Answer::into_tool_result)'s structured content,
+    /// written once (rmcp's path builds a `Value` of it, then writes it twice).
+    fn to_json(&self) -> String {
+        let json = match self {
+            Answer::Command(result) => serde_json::to_string(result),
+            Answer::Batch(result) => serde_json::to_string(result),
+            Answer::Pipe(result) => serde_json::to_string(result),
+        };
+        json.unwrap_or_else(|error| serialization_failure(&error).to_string())
+    }
+}
+
 /// The result as `structuredContent` and as JSON text, with `isError` on failure.
 fn tool_result<T: Serialize>(result: &T, success: bool) -> CallToolResult {
-    let value = serde_json::to_value(result).unwrap_or_else(|error| {
-        json!({"success": false, "error": {"code": codes::INTERNAL_ERROR, "message": error.to_string()}})
-    });
+    let value = serde_json::to_value(result).unwrap_or_else(|error| serialization_failure(&error));
     if success {
         CallToolResult::structured(value)
     } else {
@@ -702,8 +739,9 @@ fn tool_result<T: Serialize>(result: &T, success: bool) -> CallToolResult {
     }
 }
 
-fn to_tool_result(result: &CommandResult<Value>) -> CallToolResult {
-    tool_result(result, result.success)
+/// The structured content of a result that could not be serialised.
+fn serialization_failure(error: &serde_json::Error) -> Value {
+    json!({"success": false, "error": {"code": codes::INTERNAL_ERROR, "message": error.to_string()}})
 }
 
 /// An opaque cursor: the offset, tagged so a made-up cursor is rejected.
@@ -867,6 +905,12 @@ impl McpServer {
         if !has_session {
             return None;
         }
+        self.stream_session()
+    }
+
+    /// The connection's own session (a stream's, or an HTTP session's), created on first
+    /// use and made afresh if it expired.
+    fn stream_session(&self) -> Option<String> {
         let sessions = self.inner.dispatcher.sessions();
         let handle = self.connection.session.get_or_init(|| sessions.create());
         sessions.ensure(handle);

@@ -1,0 +1,485 @@
+//! Serving a byte stream (stdio): `tools/call` answered in front of rmcp, everything else
+//! handed to it.
+//!
+//! rmcp's service loop spawns a task per request and passes each response through two
+//! channels and one more task before it reaches the transport. For the request an agent
+//! sends over and over (`tools/call`, mostly through `afd-call`) that is most of what a call
+//! costs the server (BENCHMARKS.md, "End to end"). So the stream is read here first:
+//!
+//! - a `tools/call` that rmcp would answer with nothing but our handler's result (the
+//!   connection initialised with `initialize` on a protocol version before 2026-07-28; the
+//!   params only `name`, `arguments` and a `_meta` that at most names an `afd/session`; so
+//!   no progress token, task or other extension) runs through the same
+//!   [`McpServer::call`] with the same context rmcp's path builds, and its response is
+//!   written straight back, batched with the other responses to the same read. A call
+//!   that completes when first polled (every sync command, every meta-tool but batch and
+//!   pipe) runs inline; anything else, and commands declared `slow` or `long-running`, runs
+//!   on a task of its own, cancellable with `notifications/cancelled`;
+//! - every other message (the handshake, listings, resources, pings, calls this front does
+//!   not take) goes to rmcp unchanged through an in-memory pipe, and rmcp's output is
+//!   copied back line by line.
+//!
+//! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+
+use futures_util::FutureExt as _;
+use rmcp::ServiceExt as _;
+use rmcp::model::ErrorCode;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::tools::Route;
+use super::{Answer, McpServer, SESSION_META};
+use crate::command::ExecutionTime;
+
+/// The in-memory pipe to rmcp, each way.
+const PIPE_BYTES: usize = 64 * 1024;
+
+/// The first protocol version whose requests carry their own metadata: rmcp answers those
+/// (and any connection that did not start with `initialize`).
+const INLINE_LIFECYCLE: &str = "2026-07-28";
+
+/// The boxed error `serve_stdio` and `serve_stream` return.
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The stream's writer, shared by the front and the copy of rmcp's output; each write is
+/// whole lines.
+type SharedWriter<W> = Arc<tokio::sync::Mutex<W>>;
+
+/// Calls running on their own task, by JSON-RPC id (as JSON text).
+type InFlight = Arc<Mutex<HashMap<String, CancellationToken>>>;
+
+/// How far the connection's handshake has gone.
+#[derive(Debug, Default)]
+struct Handshake {
+    /// The `initialize` request's id.
+    initialize_id: Option<Value>,
+    /// The protocol version rmcp answered it with.
+    version: Option<String>,
+    /// `notifications/initialized` has been passed on.
+    initialized: bool,
+}
+
+impl Handshake {
+    /// The front answers calls once the connection is initialised on a version whose
+    /// requests need no metadata of their own.
+    fn ready(&self) -> bool {
+        self.initialized
+            && self
+                .version
+                .as_deref()
+                .is_some_and(|version| version < INLINE_LIFECYCLE)
+    }
+}
+
+/// A `tools/call` request the front can answer. Anything else fails to parse into it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallRequest<'a> {
+    #[serde(borrow)]
+    jsonrpc: std::borrow::Cow<'a, str>,
+    id: Value,
+    #[serde(borrow)]
+    method: std::borrow::Cow<'a, str>,
+    params: CallParams,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Map<String, Value>>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<Map<String, Value>>,
+}
+
+/// What the front reads of any other message.
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<Value>,
+}
+
+/// What the front reads of rmcp's answer to `initialize`.
+#[derive(Deserialize)]
+struct InitializeResponse {
+    id: Value,
+    result: InitializeResult,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeResult {
+    protocol_version: String,
+}
+
+#[derive(Serialize)]
+struct ErrorResponse<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    error: ErrorBody<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    code: i32,
+    message: &'a str,
+}
+
+type CallFuture = Pin<Box<dyn Future<Output = Vec<u8>> + Send>>;
+
+impl McpServer {
+    /// Serves one client over a byte stream of newline-delimited JSON-RPC (what
+    /// [`serve_stdio`](McpServer::serve_stdio) does with stdin and stdout), until the
+    /// reader ends and every answer is written.
+    ///
+    /// `tools/call` requests are answered by afd-rs itself, everything else by rmcp (the
+    /// module [`stream`](self) says which calls and why); the answers are the same.
+    ///
+    /// # Errors
+    ///
+    /// The client closed the stream before the `initialize` handshake completed, or rmcp's
+    /// service failed.
+    pub async fn serve_stream<R, W>(self, reader: R, writer: W) -> Result<(), BoxError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        // One connection: the front and rmcp share its transport session (a clone is a new
+        // connection, `with_connection_of` the same one).
+        let server = self.clone();
+        let handler = server.with_connection_of(&server);
+        let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
+        let (from_rmcp, to_rmcp) = tokio::io::split(ours);
+        let writer: SharedWriter<W> = Arc::new(tokio::sync::Mutex::new(writer));
+        let handshake = Arc::new(Mutex::new(Handshake::default()));
+        let rmcp = tokio::spawn(async move {
+            let running = handler.serve(theirs).await?;
+            running.waiting().await?;
+            Ok::<(), BoxError>(())
+        });
+        // Tasks, not futures joined here: the caller may be `block_on`'s thread, which every
+        // I/O event would then have to wake from a worker.
+        let copy = tokio::spawn(copy_lines(from_rmcp, writer.clone(), handshake.clone()));
+        let front = tokio::spawn(server.front(reader, to_rmcp, writer, handshake));
+        front.await?;
+        match copy.await? {
+            Ok(()) => {}
+            Err(error) => tracing::debug!(%error, "could not copy rmcp's output"),
+        }
+        match rmcp.await {
+            Ok(result) => result,
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// Reads the client's messages: answers the calls it can, passes the rest to rmcp.
+    async fn front<R, W, P>(
+        self,
+        reader: R,
+        mut to_rmcp: P,
+        writer: SharedWriter<W>,
+        handshake: Arc<Mutex<Handshake>>,
+    ) where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+        P: AsyncWrite + Unpin,
+    {
+        let mut reader = BufReader::with_capacity(PIPE_BYTES, reader);
+        let mut line = Vec::with_capacity(1024);
+        let mut out: Vec<u8> = Vec::with_capacity(16 * 1024);
+        let in_flight: InFlight = Arc::default();
+        let mut tasks = JoinSet::new();
+        let mut ready = false;
+        let fast = !self.inner.session_tools;
+        loop {
+            line.clear();
+            match reader.read_until(b'\n', &mut line).await {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(error) => {
+                    tracing::debug!(%error, "could not read the client's stream");
+                    break;
+                }
+            }
+            if !ready {
+                ready = fast && handshake.lock().expect("handshake lock").ready();
+            }
+            let call = if ready {
+                serde_json::from_slice::<CallRequest<'_>>(&line)
+                    .ok()
+                    .filter(|call| call.jsonrpc == "2.0" && call.method == "tools/call")
+                    .filter(|call| call.id.is_string() || call.id.is_number())
+                    .filter(|call| plain_meta(call.params.meta.as_ref()))
+            } else {
+                None
+            };
+            match call {
+                Some(call) => {
+                    let id = call.id;
+                    let spawn = !self.runs_inline(&call.params);
+                    let token = CancellationToken::new();
+                    let mut future = self.with_connection_of(&self).answer(
+                        id.clone(),
+                        call.params,
+                        token.clone(),
+                    );
+                    let polled = if spawn {
+                        Poll::Pending
+                    } else {
+                        std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await
+                    };
+                    if let Poll::Ready(answer) = polled {
+                        out.extend_from_slice(&answer);
+                    } else {
+                        let key = id.to_string();
+                        in_flight
+                            .lock()
+                            .expect("in-flight lock")
+                            .insert(key.clone(), token.clone());
+                        let writer = writer.clone();
+                        let in_flight = in_flight.clone();
+                        tasks.spawn(async move {
+                            let answer = future.await;
+                            in_flight.lock().expect("in-flight lock").remove(&key);
+                            // A cancelled request gets no response (the MCP spec, and rmcp).
+                            if !token.is_cancelled() {
+                                write_lines(&writer, &answer).await;
+                            }
+                        });
+                    }
+                }
+                None => {
+                    observe(&line, &handshake, &in_flight);
+                    if let Err(error) = to_rmcp.write_all(&line).await {
+                        tracing::debug!(%error, "rmcp's side of the pipe closed");
+                        break;
+                    }
+                }
+            }
+            // Write the answers before waiting for more input.
+            if !out.is_empty() && !reader.buffer().contains(&b'\n') {
+                if !write_lines(&writer, &out).await {
+                    break;
+                }
+                out.clear();
+            }
+        }
+        if !out.is_empty() {
+            write_lines(&writer, &out).await;
+        }
+        tasks.join_all().await;
+        // rmcp sees the end of the stream, answers what it holds, and stops.
+        if let Err(error) = to_rmcp.shutdown().await {
+            tracing::debug!(%error, "could not close rmcp's side of the pipe");
+        }
+    }
+
+    /// Whether a call runs on the reader's task: everything but batch, pipe and commands
+    /// declared slow.
+    fn runs_inline(&self, params: &CallParams) -> bool {
+        let argument = |key: &str| {
+            params
+                .arguments
+                .as_ref()
+                .and_then(|arguments| arguments.get(key))
+                .and_then(Value::as_str)
+        };
+        let command = match self.inner.routes.get(params.name.as_str()) {
+            Some(Route::Batch | Route::Pipe) => return false,
+            Some(Route::Call) => argument("command"),
+            Some(Route::Group(_)) => argument("action"),
+            Some(Route::Command(command)) => Some(*command),
+            Some(Route::Discover | Route::Detail | Route::Help | Route::Docs | Route::Schema) => {
+                None
+            }
+            None => Some(params.name.as_str()),
+        };
+        let slow = command
+            .and_then(|command| self.inner.dispatcher.registry().get(command))
+            .and_then(|entry| entry.def().execution_time())
+            .is_some_and(|time| matches!(time, ExecutionTime::Slow | ExecutionTime::LongRunning));
+        !slow
+    }
+
+    /// The call as rmcp's `call_tool` would make it, to the bytes of its response line.
+    fn answer(self, id: Value, params: CallParams, token: CancellationToken) -> CallFuture {
+        Box::pin(async move {
+            let CallParams {
+                name,
+                arguments,
+                meta,
+            } = params;
+            let mut ctx = self.inner.context.clone().with_cancellation(token);
+            let explicit = meta
+                .as_ref()
+                .and_then(|meta| meta.get(SESSION_META))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            if let Some(session) = explicit.or_else(|| self.stream_session()) {
+                ctx = ctx.with_session(session);
+            }
+            let arguments = Value::Object(arguments.unwrap_or_default());
+            let called = AssertUnwindSafe(self.answer_call(&name, arguments, ctx))
+                .catch_unwind()
+                .await;
+            match called {
+                Ok(answer) => response_line(&id, &answer),
+                Err(_) => {
+                    tracing::error!(tool = %name, "a tools/call panicked outside its handler");
+                    let mut line = serde_json::to_vec(&ErrorResponse {
+                        jsonrpc: "2.0",
+                        id: &id,
+                        error: ErrorBody {
+                            code: ErrorCode::INTERNAL_ERROR.0,
+                            message: "the tool call failed inside the server",
+                        },
+                    })
+                    .unwrap_or_default();
+                    line.push(b'\n');
+                    line
+                }
+            }
+        })
+    }
+}
+
+/// The response line rmcp writes for `answer` to a peer on a version before 2026-07-28
+/// (no `resultType`): `CallToolResult`'s fields in its order, the structured content
+/// written once and copied as the text.
+fn response_line(id: &Value, answer: &Answer) -> Vec<u8> {
+    let json = answer.to_json();
+    let mut line = Vec::with_capacity(2 * json.len() + 128);
+    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    // An id is a number or a string (checked before the call), which always serialises.
+    serde_json::to_writer(&mut line, id).expect("a JSON-RPC id serialises");
+    line.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
+    serde_json::to_writer(&mut line, &json).expect("a string serialises");
+    line.extend_from_slice(br#"}],"structuredContent":"#);
+    line.extend_from_slice(json.as_bytes());
+    line.extend_from_slice(if answer.success() {
+        br#","isError":false}}"#.as_slice()
+    } else {
+        br#","isError":true}}"#.as_slice()
+    });
+    line.push(b'\n');
+    line
+}
+
+/// A `_meta` the front may take: none, or one naming only the afd session.
+fn plain_meta(meta: Option<&Map<String, Value>>) -> bool {
+    meta.is_none_or(|meta| {
+        meta.iter()
+            .all(|(key, value)| key == SESSION_META && value.is_string())
+    })
+}
+
+/// Notes what a message passed on to rmcp means for the front: the handshake, and a
+/// cancellation of one of the front's own calls.
+fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) {
+    let Ok(message) = serde_json::from_slice::<Envelope>(line) else {
+        return;
+    };
+    match message.method.as_deref() {
+        Some("initialize") => {
+            let mut handshake = handshake.lock().expect("handshake lock");
+            handshake.initialize_id = message.id;
+        }
+        Some("notifications/initialized") => {
+            handshake.lock().expect("handshake lock").initialized = true;
+        }
+        Some("notifications/cancelled") => {
+            let request = message
+                .params
+                .as_ref()
+                .and_then(|params| params.get("requestId"))
+                .map(Value::to_string);
+            if let Some(request) = request
+                && let Some(token) = in_flight.lock().expect("in-flight lock").remove(&request)
+            {
+                token.cancel();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Writes whole lines and flushes; false when the stream is gone.
+async fn write_lines<W: AsyncWrite + Unpin>(writer: &tokio::sync::Mutex<W>, lines: &[u8]) -> bool {
+    let mut writer = writer.lock().await;
+    match async {
+        writer.write_all(lines).await?;
+        writer.flush().await
+    }
+    .await
+    {
+        Ok(()) => true,
+        Err(error) => {
+            tracing::debug!(%error, "could not write to the client's stream");
+            false
+        }
+    }
+}
+
+/// Copies rmcp's output to the client a line at a time (never half a line, so the front's
+/// own writes cannot land inside one), and notes the version `initialize` settled on.
+async fn copy_lines<R, W>(
+    from: R,
+    writer: SharedWriter<W>,
+    handshake: Arc<Mutex<Handshake>>,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut reader = BufReader::with_capacity(PIPE_BYTES, from);
+    let mut line = Vec::with_capacity(1024);
+    let mut out = Vec::with_capacity(PIPE_BYTES);
+    let mut versioned = false;
+    loop {
+        line.clear();
+        let read = reader.read_until(b'\n', &mut line).await?;
+        if read > 0 && !versioned {
+            versioned = note_version(&line, &handshake);
+        }
+        out.extend_from_slice(&line);
+        if !out.is_empty() && (read == 0 || !reader.buffer().contains(&b'\n')) {
+            if !write_lines(&writer, &out).await {
+                return Ok(());
+            }
+            out.clear();
+        }
+        if read == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// Records the version of rmcp's answer to `initialize`; true once it has.
+fn note_version(line: &[u8], handshake: &Mutex<Handshake>) -> bool {
+    let mut handshake = handshake.lock().expect("handshake lock");
+    let Some(id) = handshake.initialize_id.as_ref() else {
+        return false;
+    };
+    match serde_json::from_slice::<InitializeResponse>(line) {
+        Ok(response) if response.id == *id => {
+            handshake.version = Some(response.result.protocol_version);
+            true
+        }
+        _ => false,
+    }
+}
