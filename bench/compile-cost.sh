@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Compile cost of the #[command] DSL: an N-command generated catalog alone in the afd-bench
-# crate (AFD_BENCH_SIZES=N, N=${COMPILE_COST_N:-2000}; for 10000 see BENCHMARKS.md,
-# "Compile cost"), against the same crate with 5 commands.
-#   - release: build time and peak rustc RSS of the crate and its `serve` binary, and the
+# Compile cost of the #[command] DSL: the generated catalogs of COMPILE_COST_SIZES
+# (AFD_BENCH_SIZES, default 2000; bench/run.sh passes 5,80,500,2000, the build its benches
+# then run; for 10000 see BENCHMARKS.md, "Compile cost") in the afd-bench crate, against the
+# same crate with 5 commands.
+#   - release: build time and peak rustc RSS of the crate and its binaries, and the `serve`
 #     binary's size (a release build is not incremental: after an edit it costs the same);
 #   - dev: build time and peak RSS, then the incremental rebuild after one command's doc
 #     comment changes (AFD_BENCH_EDIT, read by bench/build.rs);
@@ -14,14 +15,18 @@
 # passes -j to cargo (fewer parallel LLVM modules, less memory).
 # Usage: bench/compile-cost.sh [results.md]   (uses $CARGO_TARGET_DIR/compile-cost, or
 # $COMPILE_COST_TARGET: a target directory whose dependencies are already built saves their
-# build; the afd-bench artifacts in it are replaced)
+# build; the afd-bench artifacts in it are replaced, and left built with the sizes measured)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/dev/stdout}
 target="${COMPILE_COST_TARGET:-${CARGO_TARGET_DIR:-$PWD/target}/compile-cost}"
 export CARGO_TARGET_DIR="$target"
 unset AFD_BENCH_EDIT AFD_BENCH_PLAIN
-n=${COMPILE_COST_N:-2000}
+sizes=${COMPILE_COST_SIZES:-${COMPILE_COST_N:-2000}}
+# Commands in the measured catalogs (a catalog of N registers N; the 8 seed commands are
+# compiled once whatever the sizes).
+n=0
+for size in ${sizes//,/ }; do n=$((n + size)); done
 ulimit -v "${COMPILE_COST_VMEM_KB:-16000000}"
 jobs=()
 [ -n "${COMPILE_COST_JOBS:-}" ] && jobs=(-j "$COMPILE_COST_JOBS")
@@ -38,7 +43,7 @@ measure() {
     fi
     awk '{ printf "%s %.0f\n", $1, $2 / 1024 }' "$times"
 }
-build() { cargo build --locked -p afd-bench --bin serve "${jobs[@]}" "$@"; }
+build() { cargo build --locked -p afd-bench --bins "${jobs[@]}" "$@"; }
 
 echo "compile-cost: dependencies (not timed)" >&2
 AFD_BENCH_SIZES=5 build --release >/dev/null 2>&1 || AFD_BENCH_SIZES=5 build --release
@@ -47,32 +52,32 @@ AFD_BENCH_SIZES=5 build >/dev/null 2>&1 || AFD_BENCH_SIZES=5 build
 
 plain=""
 if [ "${COMPILE_COST_PLAIN:-0}" = 1 ]; then
-    echo "compile-cost: release, $n commands without #[command]" >&2
-    plain=$(AFD_BENCH_PLAIN=1 AFD_BENCH_SIZES=$n measure build --release)
+    echo "compile-cost: release, catalogs $sizes without #[command]" >&2
+    plain=$(AFD_BENCH_PLAIN=1 AFD_BENCH_SIZES=$sizes measure build --release)
 fi
-echo "compile-cost: release, $n commands" >&2
-read -r release release_rss < <(AFD_BENCH_SIZES=$n measure build --release)
+echo "compile-cost: release, catalogs $sizes" >&2
+read -r release release_rss < <(AFD_BENCH_SIZES=$sizes measure build --release)
 sizen=$(stat -c %s "$target/release/serve")
-echo "compile-cost: dev, $n commands" >&2
-read -r dev dev_rss < <(AFD_BENCH_SIZES=$n measure build)
+echo "compile-cost: dev, catalogs $sizes" >&2
+read -r dev dev_rss < <(AFD_BENCH_SIZES=$sizes measure build)
 echo "compile-cost: dev, one command edited" >&2
-read -r edit edit_rss < <(AFD_BENCH_SIZES=$n AFD_BENCH_EDIT="Edited $(date +%s)." measure build)
+read -r edit edit_rss < <(AFD_BENCH_SIZES=$sizes AFD_BENCH_EDIT="Edited $(date +%s)." measure build)
 
 mib() { echo "scale=1; $1 / 1048576" | bc; }
 {
-    echo "| what ($n generated commands, afd-bench crate + serve binary) | wall time | peak rustc RSS |"
+    echo "| what (catalogs of $sizes: $n generated commands; the afd-bench crate and its binaries) | wall time | peak rustc RSS |"
     echo "|---|---|---|"
     if [ -n "$plain" ]; then
         read -r plain_time plain_rss <<<"$plain"
         echo "| release build, the same functions and input structs without \`#[command]\` | $plain_time s | $plain_rss MiB |"
     fi
-    echo "| release build of the catalog crate and binary (deps prebuilt) | $release s | $release_rss MiB |"
-    echo "| dev build of the catalog crate and binary (deps prebuilt) | $dev s | $dev_rss MiB |"
+    echo "| release build of the catalog crate and binaries (deps prebuilt) | $release s | $release_rss MiB |"
+    echo "| dev build of the catalog crate and binaries (deps prebuilt) | $dev s | $dev_rss MiB |"
     echo "| dev incremental rebuild after one command's doc comment changed | $edit s | $edit_rss MiB |"
     echo
     echo "| release \`serve\` binary | size |"
     echo "|---|---|"
-    echo "| $n commands | $(mib "$sizen") MiB |"
+    echo "| catalogs $sizes | $(mib "$sizen") MiB |"
     echo "| 5 commands | $(mib "$size5") MiB |"
     echo "| per command | $(( (sizen - size5) / (n - 5) )) bytes |"
 } > "$out"

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# The whole benchmark suite, one command: bench/run.sh [--criterion] [--quick]
+# The whole benchmark suite, one command: bench/run.sh [--criterion] [--quick] [--n10000]
 #
-#   1. compile cost of a 2,000-command catalog (bench/compile-cost.sh);
-#   2. a release build of afd-bench with every catalog size (--features full);
-#   3. in-process latency, median and p99, at 5 / 80 / 500 / 2,000 commands;
-#   4. context cost per strategy and size, the typical interaction, and the reference's;
-#   5. end to end over stdio and streamable HTTP at 80 and 2,000 commands, with the
-#      reference TypeScript server over stdio (skipped where node or its build is missing);
+#   1. compile cost (bench/compile-cost.sh) of the catalogs the benches then run, 5 / 80 /
+#      500 / 2,000 commands: their release build (the build the benches use), their dev
+#      build and an incremental rebuild;
+#   2. in-process latency, median and p99, at 5 / 80 / 500 / 2,000 generated commands, and
+#      at 2,000 / 10,000 run-time-built ones (bin synthetic);
+#   3. context cost per strategy and size, the typical interaction, and the reference's;
+#   4. end to end over stdio and streamable HTTP at 80 and 2,000 generated commands and
+#      10,000 run-time-built ones, with the reference TypeScript server over stdio at the
+#      same sizes (skipped where node or its build is missing);
+#   5. with --n10000, the generated 10,000-command catalog as well: its compile cost, and
+#      its in-process and end-to-end figures (about 30 more minutes on 2 cores);
 #   6. with --criterion, the criterion benches as well (about 3 more minutes).
 #
 # Figures go to bench/results/: latest.md (the tables BENCHMARKS.md quotes) and
@@ -15,14 +20,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
-criterion=0 quick=0
+criterion=0 quick=0 huge=0
 for arg in "$@"; do
     case "$arg" in
         --criterion) criterion=1 ;;
         --quick) quick=1 ;;
-        *) echo "usage: bench/run.sh [--criterion] [--quick]" >&2; exit 2 ;;
+        --n10000) huge=1 ;;
+        *) echo "usage: bench/run.sh [--criterion] [--quick] [--n10000]" >&2; exit 2 ;;
     esac
 done
+# The generated catalogs every step uses: one release build serves all of them.
+export AFD_BENCH_SIZES=5,80,500,2000
 results=bench/results
 mkdir -p "$results"
 md="$results/latest.md" jsonl="$results/latest.jsonl"
@@ -45,13 +53,14 @@ if command -v node >/dev/null && [ -f "$reference/bench/shop.mjs" ] && [ ! -d "$
 fi
 
 if [ "$quick" = 0 ]; then
-    echo "== compile cost" >&2
+    echo "== compile cost (and the release build the benches use)" >&2
     { echo; echo "## Compile cost (bench/compile-cost.sh)"; echo; } >> "$md"
-    bench/compile-cost.sh /dev/stdout >> "$md"
+    COMPILE_COST_SIZES=$AFD_BENCH_SIZES COMPILE_COST_TARGET="$CARGO_TARGET_DIR" \
+        bench/compile-cost.sh /dev/stdout >> "$md"
 fi
 
-echo "== release build, every catalog size" >&2
-cargo build --locked --release -p afd-bench --features full --bins
+echo "== release build (nothing to do after the compile cost)" >&2
+cargo build --locked --release -p afd-bench --bins
 bin="$CARGO_TARGET_DIR/release"
 
 seconds=1.0 calls=2000 tput=3
@@ -60,6 +69,8 @@ seconds=1.0 calls=2000 tput=3
 echo "== in-process latency" >&2
 { echo; echo "## In-process latency (bin inprocess)"; } >> "$md"
 "$bin/inprocess" --seconds "$seconds" --json "$jsonl" >> "$md"
+{ echo; echo "## In-process latency, run-time-built catalogs (bin synthetic)"; echo; } >> "$md"
+"$bin/synthetic" --commands 2000,10000 --seconds "$seconds" >> "$md"
 
 echo "== context cost" >&2
 { echo; echo "## Context cost (bin context)"; } >> "$md"
@@ -69,10 +80,26 @@ echo "== end to end" >&2
 { echo; echo "## End to end (bin e2e)"; } >> "$md"
 "$bin/e2e" --commands 80,2000 --calls "$calls" --seconds "$tput" \
     --reference "$reference" --json "$jsonl" >> "$md"
+{ echo; echo "## End to end, 10,000 run-time-built commands (bin e2e --synthetic)"; } >> "$md"
+"$bin/e2e" --synthetic --commands 10000 --calls "$calls" --seconds "$tput" \
+    --reference "$reference" --json "$jsonl" >> "$md"
+
+if [ "$huge" = 1 ]; then
+    echo "== the generated 10,000-command catalog" >&2
+    { echo; echo "## Compile cost, 10,000 generated commands (bench/compile-cost.sh)"; echo; } >> "$md"
+    COMPILE_COST_SIZES=10000 COMPILE_COST_TARGET="$CARGO_TARGET_DIR/n10000" \
+        bench/compile-cost.sh /dev/stdout >> "$md"
+    big="$CARGO_TARGET_DIR/n10000/release"
+    { echo; echo "## In-process latency, 10,000 generated commands"; } >> "$md"
+    "$big/inprocess" --seconds "$seconds" --json "$jsonl" >> "$md"
+    { echo; echo "## End to end, 10,000 generated commands"; } >> "$md"
+    "$big/e2e" --commands 10000 --calls "$calls" --seconds "$tput" \
+        --reference "$reference" --json "$jsonl" >> "$md"
+fi
 
 if [ "$criterion" = 1 ]; then
     echo "== criterion" >&2
-    cargo bench --locked -p afd-bench --features full --bench inprocess
+    cargo bench --locked -p afd-bench --bench inprocess
 fi
 
 {

@@ -16,6 +16,7 @@ pub mod client;
 pub mod names;
 pub mod raw;
 pub mod shapes;
+pub mod synthetic;
 pub mod workload;
 
 /// The generated catalogs (`bench/build.rs`): `n5`, `n80` and, with the `full` feature,

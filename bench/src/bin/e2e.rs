@@ -53,6 +53,10 @@ struct Args {
     /// Append the figures as JSON lines to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Serve afd-rs's run-time-built catalogs (`serve --synthetic N`) instead of the
+    /// generated ones: for sizes the suite does not compile (10,000).
+    #[arg(long)]
+    synthetic: bool,
 }
 
 /// What one server under one transport measured.
@@ -65,6 +69,8 @@ struct Run {
     latency: Stats,
     throughput: Vec<(usize, f64)>,
     memory_kib: Option<(u64, u64)>,
+    /// afd-rs served a run-time-built catalog.
+    run_time: bool,
 }
 
 async fn workload(
@@ -143,6 +149,7 @@ async fn measure(
         latency,
         throughput,
         memory_kib,
+        run_time: false,
     })
 }
 
@@ -188,16 +195,18 @@ async fn measure_raw(
         latency,
         throughput,
         memory_kib,
+        run_time: false,
     })
 }
 
 /// Starts `serve --http 127.0.0.1:0`, reads the URL it prints; the child dies with it.
 async fn http_server(
     program: &Path,
-    commands: usize,
+    catalog: &[String],
 ) -> Result<(tokio::process::Child, String), Error> {
     let mut child = tokio::process::Command::new(program)
-        .args(["--commands", &commands.to_string(), "--http", "127.0.0.1:0"])
+        .args(catalog)
+        .args(["--http", "127.0.0.1:0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true)
@@ -252,13 +261,22 @@ fn row(run: &Run) -> String {
         run.client,
         run.server,
         run.transport,
-        thousands(run.commands),
+        commands_label(run),
         human(run.latency.median),
         human(run.latency.p99),
         throughput.join(" / "),
         memory,
         human(run.startup),
     )
+}
+
+/// `2,000`, or `10,000 (run-time)` for a run-time-built catalog.
+fn commands_label(run: &Run) -> String {
+    if run.run_time {
+        format!("{} (run-time)", thousands(run.commands))
+    } else {
+        thousands(run.commands)
+    }
 }
 
 fn to_json(run: &Run) -> Value {
@@ -268,6 +286,7 @@ fn to_json(run: &Run) -> Value {
         "server": run.server,
         "transport": run.transport,
         "commands": run.commands,
+        "catalog": if run.run_time { "run-time" } else { "generated" },
         "startup_us": run.startup.as_micros() as u64,
         "calls": run.latency.count,
         "median_us": run.latency.median.as_secs_f64() * 1e6,
@@ -304,7 +323,12 @@ async fn main() -> Result<(), Error> {
     let raw = args.clients.iter().any(|c| c == "raw");
     let mut runs = Vec::new();
     for &n in &args.commands {
-        let stdio_args = vec!["--commands".to_owned(), n.to_string()];
+        let catalog = if args.synthetic {
+            "--synthetic"
+        } else {
+            "--commands"
+        };
+        let stdio_args = vec![catalog.to_owned(), n.to_string()];
         let node_args = vec![
             args.reference.join("bench/shop.mjs").display().to_string(),
             "--strategy".to_owned(),
@@ -323,7 +347,7 @@ async fn main() -> Result<(), Error> {
                 )
                 .await?,
             );
-            let (child, url) = http_server(&server, n).await?;
+            let (child, url) = http_server(&server, &stdio_args).await?;
             let pid = child.id();
             runs.push(
                 measure(
@@ -357,6 +381,9 @@ async fn main() -> Result<(), Error> {
         }
     }
 
+    for run in &mut runs {
+        run.run_time = args.synthetic && run.server == "afd-rs";
+    }
     let inflight: Vec<String> = args.concurrency.iter().map(|c| c.to_string()).collect();
     println!(
         "\nafd-call {} {} ({} sequential calls; throughput over {} s each)\n",

@@ -20,12 +20,19 @@ struct Args {
     /// Serve streamable HTTP on this address instead of stdio; the URL goes to stdout.
     #[arg(long)]
     http: Option<SocketAddr>,
+    /// Serve the run-time-built catalog of this size instead of a generated one (any size;
+    /// see `afd_bench::synthetic`).
+    #[arg(long, conflicts_with = "commands")]
+    synthetic: Option<usize>,
 }
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let args = Args::parse();
-    let server = afd_bench::server(args.commands, args.strategy);
+    let server = match args.synthetic {
+        Some(n) => afd_bench::synthetic::server(n, args.strategy),
+        None => afd_bench::server(args.commands, args.strategy),
+    };
     match args.http {
         Some(addr) => {
             let handle = server.bind_http(HttpOptions::new(addr)).await?;

@@ -9,12 +9,9 @@
 //!
 //! `cargo run -p afd-bench --release --bin synthetic -- --commands 2000,10000`
 
-use afd_bench::names::{CATEGORIES, VERBS, letters};
+use afd_bench::synthetic::definitions;
 use afd_bench::{Stats, human, sample, thousands};
-use afd_runtime::{
-    CommandContext, CommandDef, CommandResult, Dispatcher, HandlerFuture, Registry, SourceLocation,
-    Surface,
-};
+use afd_runtime::{Dispatcher, Registry, Surface};
 use clap::Parser;
 use serde_json::{Value, json};
 
@@ -27,63 +24,6 @@ struct Args {
     /// Time budget per operation and size, in seconds.
     #[arg(long, default_value_t = 1.0)]
     seconds: f64,
-}
-
-fn handler(_input: Value, _ctx: CommandContext) -> HandlerFuture {
-    Box::pin(std::future::ready(CommandResult::success(json!([]))))
-}
-
-/// The input schema the generator's `{id?, query?, limit}` struct derives.
-fn schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "id": {"type": ["string", "null"], "default": null},
-            "query": {"type": ["string", "null"], "default": null},
-            "limit": {"type": "integer", "format": "uint32", "minimum": 1, "maximum": 100, "default": 20}
-        }
-    })
-}
-
-fn leak(text: String) -> &'static str {
-    Box::leak(text.into_boxed_str())
-}
-
-/// `n` definitions named and described as the generator's.
-fn definitions(n: usize) -> Vec<&'static CommandDef> {
-    (0..n)
-        .map(|i| {
-            let category = CATEGORIES[i % CATEGORIES.len()];
-            let verb = VERBS[(i / CATEGORIES.len()) % VERBS.len()];
-            let suffix = letters(i);
-            let mutation = matches!(verb, "update" | "archive" | "tag");
-            let mut capital = verb.to_owned();
-            capital[..1].make_ascii_uppercase();
-            let tags: &'static [&'static str] = Box::leak(
-                vec![if mutation { "write" } else { "read" }, category].into_boxed_slice(),
-            );
-            let mut def = CommandDef::new(
-                leak(format!("{category}-{verb}-{suffix}")),
-                leak(format!(
-                    "{capital} {category} records (variant {suffix}). Returns the matching {category} entries."
-                )),
-                handler,
-                schema,
-                SourceLocation {
-                    file: file!(),
-                    line: line!(),
-                    column: 1,
-                    module_path: module_path!(),
-                },
-            )
-            .with_category(category)
-            .with_tags(tags);
-            if mutation {
-                def = def.with_mutation();
-            }
-            &*Box::leak(Box::new(def))
-        })
-        .collect()
 }
 
 fn main() {
