@@ -8,6 +8,8 @@
 //! settings, error mapping, wrapping a `Value`), and sync handlers share one future type
 //! ([`sync_handler`]) instead of an `async` state machine each.
 
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
@@ -86,8 +88,71 @@ impl<T> Outcome for CommandResult<T> {
     type Error = CommandError;
 }
 
+/// The root schema of `T` (see [`root_schema`]). Per type only this shell and the
+/// functions it names are compiled: the generation itself runs once, for [`ErasedRoot`].
 fn generate<T: JsonSchema>() -> Value {
-    root_schema(schema_generator().into_root_schema_for::<T>())
+    generate_erased(RootType {
+        schema_name: T::schema_name,
+        schema_id: T::schema_id,
+        json_schema: T::json_schema,
+    })
+}
+
+/// The parts of a `JsonSchema` impl that `SchemaGenerator::into_root_schema_for` calls on
+/// the root type.
+#[derive(Clone, Copy)]
+struct RootType {
+    schema_name: fn() -> Cow<'static, str>,
+    schema_id: fn() -> Cow<'static, str>,
+    json_schema: fn(&mut SchemaGenerator) -> Schema,
+}
+
+thread_local! {
+    /// The type [`ErasedRoot`] stands for while [`generate_erased`] runs.
+    static ROOT: Cell<Option<RootType>> = const { Cell::new(None) };
+}
+
+/// A `JsonSchema` type that stands for the [`RootType`] in [`ROOT`], so that one
+/// monomorphisation of `into_root_schema_for` serves every command. Its schema id is the
+/// real type's, so a type that refers to itself still gets `{"$ref": "#"}`; the schema,
+/// `$defs` included, is the one `into_root_schema_for::<T>` gives.
+struct ErasedRoot;
+
+impl ErasedRoot {
+    fn root() -> RootType {
+        ROOT.get()
+            .expect("ErasedRoot is only used inside generate_erased")
+    }
+}
+
+impl JsonSchema for ErasedRoot {
+    fn schema_name() -> Cow<'static, str> {
+        (Self::root().schema_name)()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        (Self::root().schema_id)()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        (Self::root().json_schema)(generator)
+    }
+}
+
+/// `into_root_schema_for` the type `root` describes.
+#[inline(never)]
+fn generate_erased(root: RootType) -> Value {
+    /// Puts back the type generated before, should a `json_schema` generate another root.
+    struct Restore(Option<RootType>);
+
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ROOT.set(self.0);
+        }
+    }
+
+    let _restore = Restore(ROOT.replace(Some(root)));
+    root_schema(schema_generator().into_root_schema_for::<ErasedRoot>())
 }
 
 /// The generator of every command schema: draft 2020-12 without `$schema`.
@@ -270,5 +335,120 @@ pub trait OutputSchemaFallback {
 impl<T> OutputSchemaFallback for OutputProbe<T> {
     fn output_schema(&self) -> fn() -> Option<Value> {
         || None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `generate` gave before it was erased.
+    fn generic<T: JsonSchema>() -> Value {
+        root_schema(schema_generator().into_root_schema_for::<T>())
+    }
+
+    fn same<T: JsonSchema>() {
+        assert_eq!(
+            generate::<T>(),
+            generic::<T>(),
+            "{}",
+            std::any::type_name::<T>()
+        );
+    }
+
+    mod other {
+        /// Same name as the outer `Leaf`, another type: `$defs` gets `Leaf2`.
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        pub struct Leaf {
+            pub flag: bool,
+        }
+    }
+
+    /// A leaf.
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Leaf {
+        name: String,
+    }
+
+    /// A tree: refers to itself.
+    #[derive(schemars::JsonSchema)]
+    #[schemars(title = "A titled tree")]
+    #[allow(dead_code)]
+    struct Tree {
+        label: String,
+        children: Vec<Tree>,
+        leaf: Option<Leaf>,
+        other: other::Leaf,
+        via: Vec<Branch>,
+    }
+
+    /// Refers back to the root through another type.
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Branch {
+        tree: Box<Tree>,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    #[serde(tag = "kind")]
+    enum Shape {
+        Circle { radius: f64 },
+        Square { side: f64, leaf: Leaf },
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Newtype(Tree);
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    #[serde(rename_all = "camelCase")]
+    struct Plain {
+        user_id: String,
+        #[schemars(range(min = 1, max = 200))]
+        limit: Option<u32>,
+        #[serde(default)]
+        tags: Vec<String>,
+    }
+
+    /// A schema that generates another root while it is generated.
+    struct Nested;
+
+    impl JsonSchema for Nested {
+        fn schema_name() -> Cow<'static, str> {
+            "Nested".into()
+        }
+
+        fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+            let inner = generate::<Tree>();
+            let mut schema = generator.subschema_for::<Leaf>();
+            schema.insert("inner".into(), inner);
+            schema
+        }
+    }
+
+    #[test]
+    fn erased_generation_gives_the_same_schemas() {
+        same::<Plain>();
+        same::<Leaf>();
+        same::<Tree>();
+        same::<Branch>();
+        same::<Shape>();
+        same::<Newtype>();
+        same::<Option<Tree>>();
+        same::<Vec<Leaf>>();
+        same::<std::collections::BTreeMap<String, Tree>>();
+        same::<Value>();
+        same::<String>();
+        same::<()>();
+        same::<Nested>();
+        assert_eq!(generate::<Tree>()["children"], json!(null));
+        assert_eq!(
+            generate::<Tree>()["properties"]["children"]["items"],
+            json!({"$ref": "#"})
+        );
     }
 }
