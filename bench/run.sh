@@ -15,7 +15,8 @@
 #   6. with --criterion, the criterion benches as well (about 3 more minutes).
 #
 # Figures go to bench/results/: latest.md (the tables BENCHMARKS.md quotes) and
-# latest.jsonl (every figure as JSON). The reference is built once with its setup.sh.
+# latest.jsonl (every figure as JSON). The reference is built once with its setup.sh
+# (AFD_REFERENCE=<dir> points at a copy built elsewhere).
 # --quick: shorter timings and no compile cost (a smoke run, not for BENCHMARKS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +37,8 @@ mkdir -p "$results"
 md="$results/latest.md" jsonl="$results/latest.jsonl"
 : > "$jsonl"
 started=$(date +%s)
-reference=../shared/peer/afd-ts
+# The reference's directory: AFD_REFERENCE, or the peer copy (setup.sh builds it in place).
+reference=${AFD_REFERENCE:-../shared/peer/afd-ts}
 
 {
     echo "# afd-rs benchmark run"
@@ -87,9 +89,12 @@ echo "== end to end" >&2
 if [ "$huge" = 1 ]; then
     echo "== the generated 10,000-command catalog" >&2
     { echo; echo "## Compile cost, 10,000 generated commands (bench/compile-cost.sh)"; echo; } >> "$md"
-    COMPILE_COST_SIZES=10000 COMPILE_COST_TARGET="$CARGO_TARGET_DIR/n10000" \
+    # In the same target directory (its dependencies are built): afd-bench is rebuilt with
+    # the 10,000 catalog alone, which needs about 20 GB for rustc at its peak.
+    COMPILE_COST_SIZES=10000 COMPILE_COST_TARGET="$CARGO_TARGET_DIR" \
+        COMPILE_COST_VMEM_KB=${COMPILE_COST_VMEM_KB:-22000000} \
         bench/compile-cost.sh /dev/stdout >> "$md"
-    big="$CARGO_TARGET_DIR/n10000/release"
+    big="$CARGO_TARGET_DIR/release"
     { echo; echo "## In-process latency, 10,000 generated commands"; } >> "$md"
     "$big/inprocess" --seconds "$seconds" --json "$jsonl" >> "$md"
     { echo; echo "## End to end, 10,000 generated commands"; } >> "$md"
