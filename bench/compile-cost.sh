@@ -10,8 +10,9 @@
 #   - with COMPILE_COST_PLAIN=1 also the release build of the same functions and input
 #     structs without #[command] (AFD_BENCH_PLAIN=1): what the derives alone cost.
 # Dependencies are built first (with 5 commands) so the figures are the catalog crate's
-# own. Every build runs under `ulimit -v` (COMPILE_COST_VMEM_KB, default 16000000 KiB) so
-# that a runaway rustc fails instead of taking the machine's memory; COMPILE_COST_JOBS
+# own. Every build runs under `ulimit -v` (COMPILE_COST_VMEM_KB, default 16000000 KiB, or
+# `unlimited`) so that a runaway rustc fails instead of taking the machine's memory (it
+# limits address space, which rustc reserves well beyond what it uses); COMPILE_COST_JOBS
 # passes -j to cargo (fewer parallel LLVM modules, less memory).
 # Usage: bench/compile-cost.sh [results.md]   (uses $CARGO_TARGET_DIR/compile-cost, or
 # $COMPILE_COST_TARGET: a target directory whose dependencies are already built saves their
@@ -30,15 +31,15 @@ for size in ${sizes//,/ }; do n=$((n + size)); done
 ulimit -v "${COMPILE_COST_VMEM_KB:-16000000}"
 jobs=()
 [ -n "${COMPILE_COST_JOBS:-}" ] && jobs=(-j "$COMPILE_COST_JOBS")
-times=$(mktemp)
-trap 'rm -f "$times"' EXIT
+times=$(mktemp) log=$(mktemp)
+trap 'rm -f "$times" "$log"' EXIT
 
 # measure <command...>: runs quietly; prints "<wall seconds> <peak RSS MiB>" (the peak is
-# the largest process of the build: rustc).
+# the largest process of the build: rustc). A failed build prints the end of its output.
 measure() {
-    if ! /usr/bin/time -f '%e %M' -o "$times" "$@" >/dev/null 2>&1; then
+    if ! /usr/bin/time -f '%e %M' -o "$times" "$@" >"$log" 2>&1; then
         echo "failed: $*" >&2
-        "$@"
+        tail -n 30 "$log" >&2
         exit 1
     fi
     awk '{ printf "%s %.0f\n", $1, $2 / 1024 }' "$times"
