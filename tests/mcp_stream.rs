@@ -56,6 +56,18 @@ async fn doze(input: NapInput) -> u64 {
     input.ms
 }
 
+/// Count to three, reporting progress when the client asked for it.
+#[command(category = "test")]
+async fn count(input: Nothing, ctx: &CommandContext) -> u32 {
+    let Nothing {} = input;
+    if let Some(progress) = ctx.try_state::<afd_runtime::mcp::Progress>() {
+        for step in 1..=3 {
+            progress.report(f64::from(step), Some(3.0), None).await;
+        }
+    }
+    3
+}
+
 /// The id of the tokio task the handler runs on.
 #[command(category = "test")]
 fn task_id() -> String {
@@ -350,13 +362,12 @@ async fn task_ids(front: bool) -> Vec<Value> {
     let mut client = Raw::start(server(Strategy::Lazy), front);
     client.initialize("2025-11-25").await;
     for id in 1..=3 {
-        client
-            .send(call(
-                id,
-                "afd-call",
-                json!({"command": "task-id", "input": {}}),
-            ))
-            .await;
+        let mut request = call(id, "afd-call", json!({"command": "task-id", "input": {}}));
+        // The third as rmcp's client sends every request: with a progress token.
+        if id == 3 {
+            request["params"]["_meta"] = json!({"progressToken": id});
+        }
+        client.send(request).await;
     }
     let mut answers = client.responses(&[1, 2, 3]).await;
     client.close().await.unwrap();
@@ -377,6 +388,58 @@ async fn the_front_runs_quick_calls_inline_where_rmcp_spawns_a_task_each() {
     assert!(
         rmcp[0] != rmcp[1] && rmcp[1] != rmcp[2],
         "a task each: {rmcp:?}"
+    );
+}
+
+/// The messages up to the response to `id`.
+async fn until_response(client: &mut Raw, id: i64) -> Vec<Value> {
+    let mut messages = Vec::new();
+    loop {
+        let message = client.next().await.expect("the stream is still open");
+        let done = message["id"] == id;
+        messages.push(message);
+        if done {
+            return messages;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_with_a_progress_token_reports_progress_as_through_rmcp() {
+    let mut seen = Vec::new();
+    for front in [true, false] {
+        let mut client = Raw::start(server(Strategy::Lazy), front);
+        client.initialize("2025-11-25").await;
+        // rmcp's client puts a progress token on every request.
+        client
+            .send(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                    "name": "afd-call",
+                    "arguments": {"command": "count", "input": {}},
+                    "_meta": {"progressToken": "t1"}
+                }}),
+            )
+            .await;
+        let messages = until_response(&mut client, 1).await;
+        client.close().await.unwrap();
+        let progress: Vec<&Value> = messages
+            .iter()
+            .filter(|m| m["method"] == "notifications/progress")
+            .collect();
+        assert_eq!(progress.len(), 3, "{messages:?}");
+        assert!(
+            progress
+                .iter()
+                .all(|m| m["params"]["progressToken"] == "t1")
+        );
+        assert_eq!(progress[2]["params"]["progress"], 3.0);
+        let answer = messages.last().unwrap();
+        assert_eq!(answer["result"]["structuredContent"]["data"], 3, "{answer}");
+        seen.push(messages.into_iter().map(normalised).collect::<Vec<_>>());
+    }
+    assert_eq!(
+        seen[0], seen[1],
+        "the front and rmcp send the same messages"
     );
 }
 

@@ -8,8 +8,8 @@
 //!
 //! - a `tools/call` that rmcp would answer with nothing but our handler's result (the
 //!   connection initialised with `initialize` on a protocol version before 2026-07-28; the
-//!   params only `name`, `arguments` and a `_meta` that at most names an `afd/session`; so
-//!   no progress token, task or other extension) runs through the same
+//!   params only `name`, `arguments` and a `_meta` that at most names an `afd/session` and
+//!   a progress token; so no task or other extension) runs through the same
 //!   [`McpServer::call`] with the same context rmcp's path builds, and its response is
 //!   written straight back, batched with the other responses to the same read. A call
 //!   that completes when first polled (every sync command, every meta-tool but batch and
@@ -25,12 +25,13 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
 use futures_util::FutureExt as _;
 use rmcp::ServiceExt as _;
-use rmcp::model::ErrorCode;
+use rmcp::model::{ErrorCode, ProgressToken};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
@@ -38,7 +39,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::tools::Route;
-use super::{Answer, McpServer, SESSION_META};
+use super::{Answer, McpServer, Progress, SESSION_META};
 use crate::command::ExecutionTime;
 
 /// The in-memory pipe to rmcp, each way.
@@ -47,6 +48,9 @@ const PIPE_BYTES: usize = 64 * 1024;
 /// The first protocol version whose requests carry their own metadata: rmcp answers those
 /// (and any connection that did not start with `initialize`).
 const INLINE_LIFECYCLE: &str = "2026-07-28";
+
+/// The `_meta` key of a request's progress token.
+const PROGRESS_TOKEN: &str = "progressToken";
 
 /// The boxed error `serve_stdio` and `serve_stream` return.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -58,6 +62,77 @@ type SharedWriter<W> = Arc<tokio::sync::Mutex<W>>;
 /// Calls running on their own task, by JSON-RPC id (as JSON text).
 type InFlight = Arc<Mutex<HashMap<String, CancellationToken>>>;
 
+/// What keeps a call's progress notifications (sent by rmcp) before its response (written
+/// by the front): how many bytes rmcp has written into its side of the pipe, and how many
+/// the copy has passed on to the client.
+#[derive(Debug)]
+struct Order {
+    written: AtomicU64,
+    copied: tokio::sync::watch::Sender<u64>,
+}
+
+impl Order {
+    /// Waits until everything rmcp wrote so far (every notification the call awaited) has
+    /// reached the client.
+    async fn passed_on(&self) {
+        let written = self.written.load(Ordering::Acquire);
+        let mut copied = self.copied.subscribe();
+        // The sender lives as long as `self`: `wait_for` cannot fail here.
+        let _ = copied.wait_for(|copied| *copied >= written).await;
+    }
+}
+
+/// rmcp's side of the pipe, counting what rmcp writes.
+struct Counted<S> {
+    inner: S,
+    order: Arc<Order>,
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let written = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = written {
+            self.order.written.fetch_add(n as u64, Ordering::Release);
+        }
+        written
+    }
+
+    fn poll_flush(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// What a call with a progress token reports through.
+#[derive(Clone)]
+struct Reporter {
+    peer: rmcp::Peer<rmcp::RoleServer>,
+    order: Arc<Order>,
+}
+
 /// How far the connection's handshake has gone.
 #[derive(Debug, Default)]
 struct Handshake {
@@ -67,6 +142,9 @@ struct Handshake {
     version: Option<String>,
     /// `notifications/initialized` has been passed on.
     initialized: bool,
+    /// rmcp's handle on the client, once its handshake is done: what a call with a
+    /// progress token reports through.
+    peer: Option<rmcp::Peer<rmcp::RoleServer>>,
 }
 
 impl Handshake {
@@ -74,6 +152,7 @@ impl Handshake {
     /// requests need no metadata of their own.
     fn ready(&self) -> bool {
         self.initialized
+            && self.peer.is_some()
             && self
                 .version
                 .as_deref()
@@ -167,15 +246,30 @@ impl McpServer {
         let (from_rmcp, to_rmcp) = tokio::io::split(ours);
         let writer: SharedWriter<W> = Arc::new(tokio::sync::Mutex::new(writer));
         let handshake = Arc::new(Mutex::new(Handshake::default()));
+        let order = Arc::new(Order {
+            written: AtomicU64::new(0),
+            copied: tokio::sync::watch::Sender::new(0),
+        });
+        let theirs = Counted {
+            inner: theirs,
+            order: order.clone(),
+        };
+        let handshaken = handshake.clone();
         let rmcp = tokio::spawn(async move {
             let running = handler.serve(theirs).await?;
+            handshaken.lock().expect("handshake lock").peer = Some(running.peer().clone());
             running.waiting().await?;
             Ok::<(), BoxError>(())
         });
         // Tasks, not futures joined here: the caller may be `block_on`'s thread, which every
         // I/O event would then have to wake from a worker.
-        let copy = tokio::spawn(copy_lines(from_rmcp, writer.clone(), handshake.clone()));
-        let front = tokio::spawn(server.front(reader, to_rmcp, writer, handshake));
+        let copy = tokio::spawn(copy_lines(
+            from_rmcp,
+            writer.clone(),
+            handshake.clone(),
+            order.clone(),
+        ));
+        let front = tokio::spawn(server.front(reader, to_rmcp, writer, handshake, order));
         front.await?;
         match copy.await? {
             Ok(()) => {}
@@ -194,6 +288,7 @@ impl McpServer {
         mut to_rmcp: P,
         writer: SharedWriter<W>,
         handshake: Arc<Mutex<Handshake>>,
+        order: Arc<Order>,
     ) where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -205,6 +300,7 @@ impl McpServer {
         let in_flight: InFlight = Arc::default();
         let mut tasks = JoinSet::new();
         let mut ready = false;
+        let mut reporter = None;
         let fast = !self.inner.session_tools;
         loop {
             line.clear();
@@ -217,7 +313,12 @@ impl McpServer {
                 }
             }
             if !ready {
-                ready = fast && handshake.lock().expect("handshake lock").ready();
+                let handshake = handshake.lock().expect("handshake lock");
+                ready = fast && handshake.ready();
+                reporter = handshake.peer.clone().map(|peer| Reporter {
+                    peer,
+                    order: order.clone(),
+                });
             }
             let call = if ready {
                 serde_json::from_slice::<CallRequest<'_>>(&line)
@@ -237,6 +338,7 @@ impl McpServer {
                         id.clone(),
                         call.params,
                         token.clone(),
+                        reporter.clone(),
                     );
                     let polled = if spawn {
                         Poll::Pending
@@ -317,7 +419,13 @@ impl McpServer {
     }
 
     /// The call as rmcp's `call_tool` would make it, to the bytes of its response line.
-    fn answer(self, id: Value, params: CallParams, token: CancellationToken) -> CallFuture {
+    fn answer(
+        self,
+        id: Value,
+        params: CallParams,
+        token: CancellationToken,
+        reporter: Option<Reporter>,
+    ) -> CallFuture {
         Box::pin(async move {
             let CallParams {
                 name,
@@ -333,10 +441,26 @@ impl McpServer {
             if let Some(session) = explicit.or_else(|| self.stream_session()) {
                 ctx = ctx.with_session(session);
             }
+            let progress = meta
+                .as_ref()
+                .and_then(|meta| meta.get(PROGRESS_TOKEN))
+                .and_then(|token| serde_json::from_value::<ProgressToken>(token.clone()).ok());
+            let reporter = reporter.filter(|_| progress.is_some());
+            if let (Some(token), Some(reporter)) = (progress, &reporter) {
+                ctx = ctx.with_state(Progress {
+                    peer: reporter.peer.clone(),
+                    token,
+                });
+            }
             let arguments = Value::Object(arguments.unwrap_or_default());
             let called = AssertUnwindSafe(self.answer_call(&name, arguments, ctx))
                 .catch_unwind()
                 .await;
+            // The call's progress notifications went out through rmcp: the response
+            // follows them.
+            if let Some(reporter) = &reporter {
+                reporter.order.passed_on().await;
+            }
             match called {
                 Ok(answer) => response_line(&id, &answer),
                 Err(_) => {
@@ -380,11 +504,15 @@ fn response_line(id: &Value, answer: &Answer) -> Vec<u8> {
     line
 }
 
-/// A `_meta` the front may take: none, or one naming only the afd session.
+/// A `_meta` the front may take: none, or one with at most the afd session and a progress
+/// token (rmcp's client sends one with every request).
 fn plain_meta(meta: Option<&Map<String, Value>>) -> bool {
     meta.is_none_or(|meta| {
-        meta.iter()
-            .all(|(key, value)| key == SESSION_META && value.is_string())
+        meta.iter().all(|(key, value)| match key.as_str() {
+            SESSION_META => value.is_string(),
+            PROGRESS_TOKEN => value.is_string() || value.is_i64() || value.is_u64(),
+            _ => false,
+        })
     })
 }
 
@@ -441,6 +569,24 @@ async fn copy_lines<R, W>(
     from: R,
     writer: SharedWriter<W>,
     handshake: Arc<Mutex<Handshake>>,
+    order: Arc<Order>,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let copied = copy_until_end(from, &writer, &handshake, &order).await;
+    // Nothing more will be passed on: a call waiting for its notifications must not wait
+    // for ever.
+    order.copied.send_replace(u64::MAX);
+    copied
+}
+
+async fn copy_until_end<R, W>(
+    from: R,
+    writer: &tokio::sync::Mutex<W>,
+    handshake: &Mutex<Handshake>,
+    order: &Order,
 ) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
@@ -454,13 +600,16 @@ where
         line.clear();
         let read = reader.read_until(b'\n', &mut line).await?;
         if read > 0 && !versioned {
-            versioned = note_version(&line, &handshake);
+            versioned = note_version(&line, handshake);
         }
         out.extend_from_slice(&line);
         if !out.is_empty() && (read == 0 || !reader.buffer().contains(&b'\n')) {
-            if !write_lines(&writer, &out).await {
+            if !write_lines(writer, &out).await {
                 return Ok(());
             }
+            order
+                .copied
+                .send_modify(|copied| *copied += out.len() as u64);
             out.clear();
         }
         if read == 0 {
