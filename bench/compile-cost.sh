@@ -44,25 +44,28 @@ measure() {
     fi
     awk '{ printf "%s %.0f\n", $1, $2 / 1024 }' "$times"
 }
-build() { cargo build --locked -p afd-bench --bins "${jobs[@]}" "$@"; }
+# The build every step times (an array, not a function: /usr/bin/time runs programs).
+build=(cargo build --locked -p afd-bench --bins "${jobs[@]}")
 
 echo "compile-cost: dependencies (not timed)" >&2
-AFD_BENCH_SIZES=5 build --release >/dev/null 2>&1 || AFD_BENCH_SIZES=5 build --release
+AFD_BENCH_SIZES=5 "${build[@]}" --release >/dev/null 2>&1 || AFD_BENCH_SIZES=5 "${build[@]}" --release
 size5=$(stat -c %s "$target/release/serve")
-AFD_BENCH_SIZES=5 build >/dev/null 2>&1 || AFD_BENCH_SIZES=5 build
+AFD_BENCH_SIZES=5 "${build[@]}" >/dev/null 2>&1 || AFD_BENCH_SIZES=5 "${build[@]}"
 
 plain=""
 if [ "${COMPILE_COST_PLAIN:-0}" = 1 ]; then
     echo "compile-cost: release, catalogs $sizes without #[command]" >&2
-    plain=$(AFD_BENCH_PLAIN=1 AFD_BENCH_SIZES=$sizes measure build --release)
+    plain=$(AFD_BENCH_PLAIN=1 AFD_BENCH_SIZES=$sizes measure "${build[@]}" --release)
 fi
 echo "compile-cost: release, catalogs $sizes" >&2
-read -r release release_rss < <(AFD_BENCH_SIZES=$sizes measure build --release)
+read -r release release_rss < <(AFD_BENCH_SIZES=$sizes measure "${build[@]}" --release)
 sizen=$(stat -c %s "$target/release/serve")
+echo "  release: $release s, $release_rss MiB" >&2
 echo "compile-cost: dev, catalogs $sizes" >&2
-read -r dev dev_rss < <(AFD_BENCH_SIZES=$sizes measure build)
+read -r dev dev_rss < <(AFD_BENCH_SIZES=$sizes measure "${build[@]}")
+echo "  dev: $dev s, $dev_rss MiB" >&2
 echo "compile-cost: dev, one command edited" >&2
-read -r edit edit_rss < <(AFD_BENCH_SIZES=$sizes AFD_BENCH_EDIT="Edited $(date +%s)." measure build)
+read -r edit edit_rss < <(AFD_BENCH_SIZES=$sizes AFD_BENCH_EDIT="Edited $(date +%s)." measure "${build[@]}")
 
 mib() { echo "scale=1; $1 / 1048576" | bc; }
 {
