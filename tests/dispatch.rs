@@ -293,6 +293,53 @@ async fn a_panic_is_an_internal_error_and_the_dispatcher_keeps_serving() {
     assert!(d.call("echo", json!({"value": 1}), ctx()).await.success);
 }
 
+// ---- schemas on first use -------------------------------------------------------------------
+
+#[test]
+fn the_search_index_reads_parameters_without_keeping_the_schemas() {
+    // A registry of its own: other tests validate calls, which caches schemas.
+    let registry: &'static Registry = Box::leak(Box::new(
+        Registry::builder()
+            .register_all(
+                Registry::global()
+                    .commands()
+                    .iter()
+                    .map(|entry| entry.def()),
+            )
+            .build()
+            .unwrap(),
+    ));
+    let d = Dispatcher::builder(registry)
+        .surface(Surface::Mcp)
+        .build()
+        .unwrap();
+    // "email" is only a parameter name of user-create: the index read its schema.
+    let hits = d.search("email", 3);
+    assert_eq!(
+        hits.first().map(|(entry, _)| entry.name()),
+        Some("user-create")
+    );
+    assert!(
+        registry
+            .commands()
+            .iter()
+            .all(|entry| entry.cached_input_schema().is_none()),
+        "indexing kept a schema"
+    );
+    // afd-detail generates the schema once and keeps it; the index then reads that one.
+    let detail = d.detail(json!({"command": "user-create"}));
+    assert!(detail.success);
+    let entry = registry.get("user-create").unwrap();
+    assert_eq!(
+        entry.cached_input_schema().unwrap()["properties"]["email"]["type"],
+        "string"
+    );
+    assert_eq!(
+        afd_runtime::search::Document::from_entry(entry),
+        afd_runtime::search::Document::from_command(entry.def())
+    );
+}
+
 // ---- cancellation -------------------------------------------------------------------------
 
 #[tokio::test(start_paused = true)]

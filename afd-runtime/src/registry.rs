@@ -142,6 +142,12 @@ impl CommandEntry {
             .get_or_init(|| self.def.generate_input_schema())
     }
 
+    /// The input JSON Schema if it has been generated already (by
+    /// [`input_schema`](Self::input_schema) or validation), without generating it.
+    pub fn cached_input_schema(&self) -> Option<&Value> {
+        self.input_schema.get()
+    }
+
     /// The output JSON Schema, generated once, when the output type has one.
     pub fn output_schema(&self) -> Option<&Value> {
         self.output_schema

@@ -54,9 +54,15 @@ impl Document {
         Self::from_parts(def, &def.generate_input_schema())
     }
 
-    /// The document of a registry entry, reading its cached input schema.
+    /// The document of a registry entry. Reads the entry's input schema when it is
+    /// already cached; otherwise generates it for the document alone and drops it, so that
+    /// indexing a large catalog does not keep every schema in memory (an entry's schema is
+    /// cached on its first real use: detail, validation, a tool listing).
     pub fn from_entry(entry: &CommandEntry) -> Self {
-        Self::from_parts(entry.def(), entry.input_schema())
+        match entry.cached_input_schema() {
+            Some(schema) => Self::from_parts(entry.def(), schema),
+            None => Self::from_command(entry.def()),
+        }
     }
 
     fn from_parts(def: &CommandDef, schema: &Value) -> Self {

@@ -24,11 +24,29 @@ struct Args {
     /// see `afd_bench::synthetic`).
     #[arg(long, conflicts_with = "commands")]
     synthetic: Option<usize>,
+    /// Tokio runtime: `multi` (a worker per core, what `#[tokio::main]` gives) or
+    /// `current` (one thread reads, dispatches and writes).
+    #[arg(long, default_value = "multi")]
+    runtime: Runtime,
 }
 
-#[tokio::main(flavor = "multi_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+/// The tokio runtime flavours `serve` can run on.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Runtime {
+    Multi,
+    Current,
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let args = Args::parse();
+    let mut runtime = match args.runtime {
+        Runtime::Multi => tokio::runtime::Builder::new_multi_thread(),
+        Runtime::Current => tokio::runtime::Builder::new_current_thread(),
+    };
+    runtime.enable_all().build()?.block_on(serve(args))
+}
+
+async fn serve(args: Args) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let server = match args.synthetic {
         Some(n) => afd_bench::synthetic::server(n, args.strategy),
         None => afd_bench::server(args.commands, args.strategy),
