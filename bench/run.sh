@@ -37,6 +37,20 @@ mkdir -p "$results"
 md="$results/latest.md" jsonl="$results/latest.jsonl"
 : > "$jsonl"
 started=$(date +%s)
+# step <what>: says on stderr what starts, and records in the results how long the step
+# before it took (the suite's own wall time, step by step).
+steps=() last=$started current=""
+step() {
+    local now
+    now=$(date +%s)
+    if [ -n "$current" ]; then
+        steps+=("| $current | $((now - last)) s |")
+    fi
+    current=$1 last=$now
+    if [ -n "$1" ]; then
+        echo "== $1" >&2
+    fi
+}
 # The reference's directory: AFD_REFERENCE, or the peer copy (setup.sh builds it in place).
 reference=${AFD_REFERENCE:-../shared/peer/afd-ts}
 
@@ -50,44 +64,46 @@ reference=${AFD_REFERENCE:-../shared/peer/afd-ts}
 } > "$md"
 
 if command -v node >/dev/null && [ -f "$reference/bench/shop.mjs" ] && [ ! -d "$reference/packages/server/dist" ]; then
-    echo "== building the reference TypeScript server (once)" >&2
+    step "building the reference TypeScript server (once)"
     "$reference/setup.sh" >&2
 fi
 
 if [ "$quick" = 0 ]; then
-    echo "== compile cost (and the release build the benches use)" >&2
+    step "compile cost (and the release build the benches use)"
     { echo; echo "## Compile cost (bench/compile-cost.sh)"; echo; } >> "$md"
     COMPILE_COST_SIZES=$AFD_BENCH_SIZES COMPILE_COST_TARGET="$CARGO_TARGET_DIR" \
         bench/compile-cost.sh /dev/stdout >> "$md"
 fi
 
-echo "== release build (nothing to do after the compile cost)" >&2
+step "release build (nothing to do after the compile cost)"
 cargo build --locked --release -p afd-bench --bins
 bin="$CARGO_TARGET_DIR/release"
 
 seconds=1.0 calls=2000 tput=3
 [ "$quick" = 1 ] && seconds=0.2 calls=300 tput=1
 
-echo "== in-process latency" >&2
+step "in-process latency"
 { echo; echo "## In-process latency (bin inprocess)"; } >> "$md"
 "$bin/inprocess" --seconds "$seconds" --json "$jsonl" >> "$md"
+step "in-process latency, run-time-built catalogs"
 { echo; echo "## In-process latency, run-time-built catalogs (bin synthetic)"; echo; } >> "$md"
 "$bin/synthetic" --commands 2000,10000 --seconds "$seconds" >> "$md"
 
-echo "== context cost" >&2
+step "context cost"
 { echo; echo "## Context cost (bin context)"; } >> "$md"
 "$bin/context" --reference "$reference" --json "$jsonl" >> "$md"
 
-echo "== end to end" >&2
+step "end to end, generated catalogs"
 { echo; echo "## End to end (bin e2e)"; } >> "$md"
 "$bin/e2e" --commands 80,2000 --calls "$calls" --seconds "$tput" \
     --reference "$reference" --json "$jsonl" >> "$md"
+step "end to end, 10,000 run-time-built commands"
 { echo; echo "## End to end, 10,000 run-time-built commands (bin e2e --synthetic)"; } >> "$md"
 "$bin/e2e" --synthetic --commands 10000 --calls "$calls" --seconds "$tput" \
     --reference "$reference" --json "$jsonl" >> "$md"
 
 if [ "$huge" = 1 ]; then
-    echo "== the generated 10,000-command catalog" >&2
+    step "the generated 10,000-command catalog"
     { echo; echo "## Compile cost, 10,000 generated commands (bench/compile-cost.sh)"; echo; } >> "$md"
     # In the same target directory (its dependencies are built): afd-bench is rebuilt with
     # the 10,000 catalog alone, which needs about 20 GB for rustc at its peak.
@@ -103,12 +119,20 @@ if [ "$huge" = 1 ]; then
 fi
 
 if [ "$criterion" = 1 ]; then
-    echo "== criterion" >&2
+    step "criterion"
     cargo bench --locked -p afd-bench --bench inprocess
 fi
 
+step ""
 {
     echo
-    echo "- load average at end: $(cut -d' ' -f1-3 /proc/loadavg); suite wall time: $(( $(date +%s) - started )) s"
+    echo "## Wall time"
+    echo
+    echo "| step | wall time |"
+    echo "|---|---|"
+    printf '%s\n' "${steps[@]}"
+    echo "| **the suite** | **$(( $(date +%s) - started )) s** |"
+    echo
+    echo "- load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >> "$md"
 echo "== done in $(( $(date +%s) - started )) s: $md" >&2

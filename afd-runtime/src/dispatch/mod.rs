@@ -431,6 +431,25 @@ impl Dispatcher {
         self.browse();
     }
 
+    /// Runs [`warm`](Dispatcher::warm) on a new thread. The thread holds the dispatcher
+    /// only once it starts, and does nothing if every handle was dropped by then: a server
+    /// built and dropped at once (in tests, in a benchmark's loop) leaves no index build
+    /// running behind it.
+    pub fn warm_in_background(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        let spawned = std::thread::Builder::new()
+            .name("afd-warm".into())
+            .spawn(move || {
+                if let Some(inner) = weak.upgrade() {
+                    Dispatcher { inner }.warm();
+                }
+            });
+        if let Err(error) = spawned {
+            // Not fatal: everything warm builds is built on first use instead.
+            tracing::warn!(%error, "could not start the thread that builds the search index");
+        }
+    }
+
     /// afd-discover's precomputed lists (built on first use).
     pub(crate) fn browse(&self) -> &crate::catalog::BrowseIndex {
         self.inner

@@ -287,10 +287,7 @@ impl McpServerBuilder {
             .unwrap_or_else(|| instructions(&dispatcher, strategy));
         // Build the search index and afd-discover's lists off the serving path, so the
         // first discover does not pay.
-        let warm = dispatcher.clone();
-        std::thread::spawn(move || {
-            warm.warm();
-        });
+        dispatcher.warm_in_background();
         Ok(McpServer {
             inner: Arc::new(Inner {
                 dispatcher,

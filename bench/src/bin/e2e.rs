@@ -250,7 +250,7 @@ fn row(run: &Run) -> String {
         || "-".to_owned(),
         |(rss, hwm)| {
             format!(
-                "{:.1} MB (peak {:.1})",
+                "{:.1} MiB (peak {:.1})",
                 rss as f64 / 1024.0,
                 hwm as f64 / 1024.0
             )
