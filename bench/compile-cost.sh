@@ -3,10 +3,12 @@
 # (AFD_BENCH_SIZES, default 2000; bench/run.sh passes 5,80,500,2000, the build its benches
 # then run; for 10000 see BENCHMARKS.md, "Compile cost") in the afd-bench crate, against the
 # same crate with 5 commands.
-#   - release: build time and peak rustc RSS of the crate and its binaries, and the `serve`
-#     binary's size (a release build is not incremental: after an edit it costs the same);
-#   - dev: build time and peak RSS, then the incremental rebuild after one command's doc
-#     comment changes (AFD_BENCH_EDIT, read by bench/build.rs);
+#   - release: build time and peak rustc RSS of the crate and its binaries (the build the
+#     benches then use), and the `serve` binary's size (a release build is not incremental:
+#     after an edit it costs the same);
+#   - dev: build time and peak RSS of the crate and one binary (`serve`, as an app's
+#     server), then its incremental rebuild after one command's doc comment changes
+#     (AFD_BENCH_EDIT, read by bench/build.rs);
 #   - with COMPILE_COST_PLAIN=1 also the release build of the same functions and input
 #     structs without #[command] (AFD_BENCH_PLAIN=1): what the derives alone cost.
 # Dependencies are built first (with 5 commands) so the figures are the catalog crate's
@@ -14,12 +16,14 @@
 # `unlimited`) so that a runaway rustc fails instead of taking the machine's memory (it
 # limits address space, which rustc reserves well beyond what it uses); COMPILE_COST_JOBS
 # passes -j to cargo (fewer parallel LLVM modules, less memory).
-# Usage: bench/compile-cost.sh [results.md]   (uses $CARGO_TARGET_DIR/compile-cost, or
+# Usage: bench/compile-cost.sh [results.md]   (the table goes to stdout without it; uses $CARGO_TARGET_DIR/compile-cost, or
 # $COMPILE_COST_TARGET: a target directory whose dependencies are already built saves their
 # build; the afd-bench artifacts in it are replaced, and left built with the sizes measured)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-/dev/stdout}
+# The table: to the file given, or stdout (opening /dev/stdout for writing would truncate
+# a file it is redirected to).
+if [ -n "${1:-}" ]; then exec 3>"$1"; else exec 3>&1; fi
 target="${COMPILE_COST_TARGET:-${CARGO_TARGET_DIR:-$PWD/target}/compile-cost}"
 export CARGO_TARGET_DIR="$target"
 unset AFD_BENCH_EDIT AFD_BENCH_PLAIN
@@ -44,13 +48,15 @@ measure() {
     fi
     awk '{ printf "%s %.0f\n", $1, $2 / 1024 }' "$times"
 }
-# The build every step times (an array, not a function: /usr/bin/time runs programs).
+# The builds the steps time (arrays, not functions: /usr/bin/time runs programs): every
+# binary (release, what the benches run), or the crate and `serve` alone.
 build=(cargo build --locked -p afd-bench --bins "${jobs[@]}")
+serve=(cargo build --locked -p afd-bench --bin serve "${jobs[@]}")
 
 echo "compile-cost: dependencies (not timed)" >&2
-AFD_BENCH_SIZES=5 "${build[@]}" --release >/dev/null 2>&1 || AFD_BENCH_SIZES=5 "${build[@]}" --release
+AFD_BENCH_SIZES=5 "${serve[@]}" --release >/dev/null 2>&1 || AFD_BENCH_SIZES=5 "${serve[@]}" --release
 size5=$(stat -c %s "$target/release/serve")
-AFD_BENCH_SIZES=5 "${build[@]}" >/dev/null 2>&1 || AFD_BENCH_SIZES=5 "${build[@]}"
+AFD_BENCH_SIZES=5 "${serve[@]}" >/dev/null 2>&1 || AFD_BENCH_SIZES=5 "${serve[@]}"
 
 plain=""
 if [ "${COMPILE_COST_PLAIN:-0}" = 1 ]; then
@@ -62,26 +68,26 @@ read -r release release_rss < <(AFD_BENCH_SIZES=$sizes measure "${build[@]}" --r
 sizen=$(stat -c %s "$target/release/serve")
 echo "  release: $release s, $release_rss MiB" >&2
 echo "compile-cost: dev, catalogs $sizes" >&2
-read -r dev dev_rss < <(AFD_BENCH_SIZES=$sizes measure "${build[@]}")
+read -r dev dev_rss < <(AFD_BENCH_SIZES=$sizes measure "${serve[@]}")
 echo "  dev: $dev s, $dev_rss MiB" >&2
 echo "compile-cost: dev, one command edited" >&2
-read -r edit edit_rss < <(AFD_BENCH_SIZES=$sizes AFD_BENCH_EDIT="Edited $(date +%s)." measure "${build[@]}")
+read -r edit edit_rss < <(AFD_BENCH_SIZES=$sizes AFD_BENCH_EDIT="Edited $(date +%s)." measure "${serve[@]}")
 
 mib() { echo "scale=1; $1 / 1048576" | bc; }
 {
-    echo "| what (catalogs of $sizes: $n generated commands; the afd-bench crate and its binaries) | wall time | peak rustc RSS |"
+    echo "| what (catalogs of $sizes: $n generated commands in the afd-bench crate) | wall time | peak rustc RSS |"
     echo "|---|---|---|"
     if [ -n "$plain" ]; then
         read -r plain_time plain_rss <<<"$plain"
         echo "| release build, the same functions and input structs without \`#[command]\` | $plain_time s | $plain_rss MiB |"
     fi
-    echo "| release build of the catalog crate and binaries (deps prebuilt) | $release s | $release_rss MiB |"
-    echo "| dev build of the catalog crate and binaries (deps prebuilt) | $dev s | $dev_rss MiB |"
-    echo "| dev incremental rebuild after one command's doc comment changed | $edit s | $edit_rss MiB |"
+    echo "| release build of the crate and its 5 binaries (deps prebuilt) | $release s | $release_rss MiB |"
+    echo "| dev build of the crate and \`serve\` (deps prebuilt) | $dev s | $dev_rss MiB |"
+    echo "| dev incremental rebuild of the crate and \`serve\` after one command's doc comment changed | $edit s | $edit_rss MiB |"
     echo
     echo "| release \`serve\` binary | size |"
     echo "|---|---|"
     echo "| catalogs $sizes | $(mib "$sizen") MiB |"
     echo "| 5 commands | $(mib "$size5") MiB |"
     echo "| per command | $(( (sizen - size5) / (n - 5) )) bytes |"
-} > "$out"
+} >&3

@@ -72,14 +72,14 @@ if [ "$quick" = 0 ]; then
     step "compile cost (and the release build the benches use)"
     { echo; echo "## Compile cost (bench/compile-cost.sh)"; echo; } >> "$md"
     COMPILE_COST_SIZES=$AFD_BENCH_SIZES COMPILE_COST_TARGET="$CARGO_TARGET_DIR" \
-        bench/compile-cost.sh /dev/stdout >> "$md"
+        bench/compile-cost.sh >> "$md"
 fi
 
 step "release build (nothing to do after the compile cost)"
 cargo build --locked --release -p afd-bench --bins
 bin="$CARGO_TARGET_DIR/release"
 
-seconds=1.0 calls=2000 tput=3
+seconds=0.5 calls=2000 tput=2
 [ "$quick" = 1 ] && seconds=0.2 calls=300 tput=1
 
 step "in-process latency"
@@ -109,7 +109,7 @@ if [ "$huge" = 1 ]; then
     # the 10,000 catalog alone, which needs about 20 GB for rustc at its peak.
     COMPILE_COST_SIZES=10000 COMPILE_COST_TARGET="$CARGO_TARGET_DIR" \
         COMPILE_COST_VMEM_KB=${COMPILE_COST_VMEM_KB:-22000000} \
-        bench/compile-cost.sh /dev/stdout >> "$md"
+        bench/compile-cost.sh >> "$md"
     big="$CARGO_TARGET_DIR/release"
     { echo; echo "## In-process latency, 10,000 generated commands"; } >> "$md"
     "$big/inprocess" --seconds "$seconds" --json "$jsonl" >> "$md"
