@@ -648,23 +648,26 @@ impl Dispatcher {
             });
         };
         let def = entry.def();
-        let mut detail = json!({
-            "name": entry.name(),
-            "found": true,
-            "description": entry.description(),
-            "category": entry.category(),
-            "mutation": def.is_mutation(),
-            "inputSchema": entry.input_schema(),
-            "callable": self.is_exposed(entry.name()),
-        });
-        let object = detail.as_object_mut().expect("an object");
+        // Built field by field: `json!` would re-serialise the cached schema into a new
+        // `Value` (slower than cloning it).
+        let mut object = serde_json::Map::new();
+        object.insert("name".into(), Value::from(entry.name()));
+        object.insert("found".into(), Value::Bool(true));
+        object.insert("description".into(), Value::from(entry.description()));
+        object.insert("category".into(), Value::from(entry.category()));
+        object.insert("mutation".into(), Value::Bool(def.is_mutation()));
+        object.insert("inputSchema".into(), entry.input_schema().clone());
+        object.insert(
+            "callable".into(),
+            Value::Bool(self.is_exposed(entry.name())),
+        );
         if def.is_destructive() {
             object.insert("destructive".into(), json!(true));
         } else if def.is_mutation() {
             object.insert("destructive".into(), json!(false));
         }
-        insert_facts(object, def);
-        detail
+        insert_facts(&mut object, def);
+        Value::Object(object)
     }
 }
 
