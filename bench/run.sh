@@ -35,6 +35,9 @@ export AFD_BENCH_SIZES=5,80,500,2000
 results=bench/results
 mkdir -p "$results"
 md="$results/latest.md" jsonl="$results/latest.jsonl"
+# The commit measured, and whether the tree differs from it (the results aside).
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+git diff --quiet HEAD -- . ":(exclude)$results" 2>/dev/null || commit="$commit (with local changes)"
 : > "$jsonl"
 started=$(date +%s)
 # step <what>: says on stderr what starts, and records in the results how long the step
@@ -57,7 +60,7 @@ reference=${AFD_REFERENCE:-../shared/peer/afd-ts}
 {
     echo "# afd-rs benchmark run"
     echo
-    echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' (with local changes)')"
+    echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); commit: $commit"
     echo "- machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
     echo "- $(rustc --version); node $(node --version 2>/dev/null || echo 'missing')"
     echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
