@@ -5,6 +5,7 @@
 
 pub mod batch;
 mod limits;
+mod path;
 pub mod pipe;
 
 use std::any::Any;
@@ -23,6 +24,7 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
 pub use limits::Limits;
+pub(crate) use path::CallPath;
 
 use crate::command::CommandDef;
 use crate::context::CommandContext;
