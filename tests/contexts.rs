@@ -10,11 +10,11 @@
 use std::time::Duration;
 
 use afd_examples::shop::{self, ShopStore};
-use afd_runtime::contexts::{ContextDef, MemorySessionStore, SessionStore};
+use afd_runtime::contexts::{MemorySessionStore, SessionStore};
 use afd_runtime::mcp::{HttpOptions, McpServer, Strategy};
 use afd_runtime::{
-    CommandContext, CommandDef, CommandResult, Dispatcher, HandlerFuture, NoContextPolicy, Problem,
-    Registry, Scope, SessionConfig, SourceLocation, codes,
+    CommandContext, CommandDef, CommandResult, ContextDef, Dispatcher, HandlerFuture, MetaTools,
+    NoContextPolicy, Problem, Registry, Scope, SessionConfig, SourceLocation, codes,
 };
 use afd_tests::http::HttpSession;
 use afd_tests::mcp::Client;

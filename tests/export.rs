@@ -1,4 +1,4 @@
-//! The catalog exported as a folder tree (seed 004's filesystem level): one JSON file per
+//! The catalog exported as a folder tree: one JSON file per
 //! command under its category, a JSON index and a Markdown index, deterministic.
 
 use std::fs;

@@ -1,4 +1,4 @@
-//! `AFD_TOOL_STRATEGY` overrides the strategy at start-up (seed 002). Alone in its test
+//! `AFD_TOOL_STRATEGY` overrides the strategy at start-up. Alone in its test
 //! binary because the environment is process-wide.
 
 use afd_runtime::Registry;

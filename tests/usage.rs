@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread;
 use std::time::{Duration, SystemTime};
 
+use afd_runtime::MetaTools;
 use afd_runtime::usage::{SuggestionSource, UsageStats};
 
 fn temp_dir(name: &str) -> PathBuf {

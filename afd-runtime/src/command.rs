@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::context::CommandContext;
+use crate::command_context::CommandContext;
 use crate::result::CommandResult;
 
 /// The future a type-erased handler returns.
@@ -505,7 +505,7 @@ impl CommandDef {
     }
 
     /// The category: the declared one, else the name's first segment (`todo-create` ->
-    /// `todo`), as the AFD specification's `deriveCategory` does.
+    /// `todo`).
     pub fn category(&self) -> &'static str {
         match self.category {
             Some(category) => category,

@@ -30,8 +30,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::catalog::summary;
+use crate::command::CommandDef;
 use crate::registry::{CommandEntry, Registry};
+use crate::text::summary;
 
 /// The name of the JSON index at the top of an export.
 pub const INDEX_FILE: &str = "index.json";
@@ -155,7 +156,7 @@ pub fn command_definition(entry: &CommandEntry) -> Value {
         object.insert("destructive".into(), json!(def.is_destructive()));
         object.insert("idempotent".into(), json!(def.is_idempotent()));
     }
-    crate::catalog::insert_facts(&mut object, def);
+    insert_facts(&mut object, def);
     if !def.deprecated_aliases().is_empty() {
         object.insert("deprecatedAliases".into(), json!(def.deprecated_aliases()));
     }
@@ -276,6 +277,35 @@ fn readme(registry: &Registry, categories: &[(&'static str, Vec<&CommandEntry>)]
         }
     }
     text
+}
+
+/// The optional facts of a definition that afd-detail and the exported catalog files
+/// share: tags, execution time, errors, confirmation prompt, hand-off, version, aliases.
+pub(crate) fn insert_facts(object: &mut serde_json::Map<String, Value>, def: &CommandDef) {
+    if !def.tags().is_empty() {
+        object.insert("tags".into(), json!(def.tags()));
+    }
+    if let Some(time) = def.execution_time() {
+        object.insert("executionTime".into(), json!(time));
+    }
+    if !def.errors().is_empty() {
+        object.insert("errors".into(), json!(def.errors()));
+    }
+    if let Some(prompt) = def.confirm_prompt() {
+        object.insert("confirmPrompt".into(), json!(prompt));
+    }
+    if def.is_handoff() {
+        object.insert("handoff".into(), json!(true));
+    }
+    if let Some(protocol) = def.handoff_protocol() {
+        object.insert("handoffProtocol".into(), json!(protocol));
+    }
+    if let Some(version) = def.version() {
+        object.insert("version".into(), json!(version));
+    }
+    if !def.aliases().is_empty() {
+        object.insert("aliases".into(), json!(def.aliases()));
+    }
 }
 
 #[cfg(test)]

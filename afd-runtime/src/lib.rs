@@ -3,32 +3,41 @@
 
 extern crate self as afd_runtime;
 
-pub mod bootstrap;
-pub mod catalog;
+// Definitions and the registry: pure data.
 mod command;
-mod context;
-pub mod contexts;
-pub mod dispatch;
+mod command_context;
 mod error;
 pub mod export;
-mod glue;
-#[cfg(feature = "mcp")]
-pub mod mcp;
-pub mod middleware;
+mod macro_support;
 mod registry;
 mod result;
 pub mod search;
-pub mod similarity;
-pub mod typescript;
+mod similarity;
+mod text;
+mod typescript;
 pub mod usage;
 pub mod validate;
+
+// Runtime contexts: sessions and the rules that scope what they may call.
+pub mod contexts;
+
+// The call path and the middleware around it.
+mod dispatch;
+pub mod middleware;
+
+// The built-in tools.
+pub mod tools;
+
+// Surfaces.
+#[cfg(feature = "mcp")]
+pub mod mcp;
 
 pub use command::{
     CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, RuntimeParts, SharedHandler,
     SourceLocation,
 };
-pub use context::CommandContext;
-pub use contexts::{ContextDef, NoContextPolicy, Scope, SessionConfig, Sessions};
+pub use command_context::CommandContext;
+pub use contexts::session::{NoContextPolicy, SessionConfig, Sessions};
 pub use dispatch::batch::{BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult};
 pub use dispatch::pipe::{PipeOptions, PipeRequest, PipeResult, PipeStep, StepResult, StepStatus};
 pub use dispatch::{
@@ -37,10 +46,12 @@ pub use dispatch::{
 };
 pub use error::{CommandError, codes};
 pub use registry::{
-    CategoryDef, CommandEntry, NameKind, Problem, Registry, RegistryBuilder, RegistryError,
-    Resolved, TagMode,
+    CategoryDef, CommandEntry, ContextDef, NameKind, Problem, Registry, RegistryBuilder,
+    RegistryError, Resolved, Scope, TagMode,
 };
 pub use result::{CommandResult, Metadata, Severity, Warning};
+pub use text::summary;
+pub use tools::meta::MetaTools;
 
 /// Turns a function into a registered command. See the [crate documentation](crate) for
 /// the keys it takes.
@@ -55,10 +66,11 @@ pub use serde_json;
 
 /// What a command module needs: `use afd_runtime::prelude::*;`.
 pub mod prelude {
-    pub use crate::command;
     pub use crate::{
-        CommandContext, CommandError, CommandResult, ExecutionTime, Registry, TagMode, codes,
+        CommandContext, CommandError, CommandResult, ExecutionTime, MetaTools, Registry, TagMode,
+        codes,
     };
+    pub use crate::{command, context};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
     pub use serde_json::{Value, json};
@@ -68,13 +80,13 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::command::{CommandDef, ExecutionTime, Expose, HandlerFuture, SourceLocation};
-    pub use crate::context::CommandContext;
-    pub use crate::contexts::ContextDef;
-    pub use crate::glue::{
+    pub use crate::command_context::CommandContext;
+    pub use crate::macro_support::{
         CommandFailure, CommandInputDecode, CommandInputSchema, CommandOutput, Outcome,
         OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, SyncBody, deserialize_input,
         from_command_result, from_output, from_result, input_schema, no_input_schema, sync_handler,
     };
+    pub use crate::registry::ContextDef;
     pub use crate::registry::Registration;
     pub use crate::result::CommandResult;
     pub use inventory;

@@ -9,7 +9,7 @@ use crate::error::CommandError;
 /// UX fields that let an agent judge it (`reasoning`, `confidence`, `warnings`) and
 /// `metadata` such as the execution time.
 ///
-/// Serialises in camelCase as the AFD specification's examples show; absent fields are
+/// Serialises in camelCase; absent fields are
 /// omitted:
 ///
 /// ```

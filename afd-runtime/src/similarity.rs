@@ -1,10 +1,10 @@
 //! Fuzzy name matching for "Did you mean ...?" suggestions.
 //!
 //! Similarity is the normalised Levenshtein similarity `1 - distance / max_len` (via
-//! `strsim`), case-insensitive, with the AFD specification's threshold of 0.4.
+//! `strsim`), case-insensitive, with a similarity threshold of 0.4.
 
 /// The lowest similarity at which a name is suggested.
-pub const SUGGESTION_THRESHOLD: f64 = 0.4;
+pub(crate) const SUGGESTION_THRESHOLD: f64 = 0.4;
 
 /// The normalised similarity of two names, from 0 (nothing alike) to 1 (equal, ignoring
 /// case).
@@ -14,7 +14,7 @@ pub const SUGGESTION_THRESHOLD: f64 = 0.4;
 /// assert_eq!(similarity("order-cancel", "ORDER-CANCEL"), 1.0);
 /// assert!(similarity("order-cancle", "order-cancel") > 0.8);
 /// ```
-pub fn similarity(a: &str, b: &str) -> f64 {
+pub(crate) fn similarity(a: &str, b: &str) -> f64 {
     if a.eq_ignore_ascii_case(b) {
         return 1.0;
     }
@@ -30,7 +30,7 @@ pub fn similarity(a: &str, b: &str) -> f64 {
 /// assert_eq!(find_similar("order-cancle", names, 1), vec!["order-cancel"]);
 /// assert!(find_similar("zzz", names, 3).is_empty());
 /// ```
-pub fn find_similar<'a>(
+pub(crate) fn find_similar<'a>(
     query: &str,
     candidates: impl IntoIterator<Item = &'a str>,
     max: usize,
@@ -52,10 +52,9 @@ pub fn find_similar<'a>(
         .collect()
 }
 
-/// The suggestion text for a name that was not found, naming the closest match as the
-/// AFD specification does: `Did you mean 'order-cancel'? Use afd-discover to list all
-/// commands.`
-pub fn did_you_mean(closest: Option<&str>, fallback: &str) -> String {
+/// The suggestion text for a name that was not found, naming the closest match:
+/// `Did you mean 'order-cancel'? Use afd-discover to list all commands.`
+pub(crate) fn did_you_mean(closest: Option<&str>, fallback: &str) -> String {
     match closest {
         Some(name) => format!("Did you mean '{name}'? {fallback}"),
         None => fallback.to_owned(),

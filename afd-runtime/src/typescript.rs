@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 /// `order-cancel` + `Input` -> `OrderCancelInput`.
-pub fn type_name(command: &str, suffix: &str) -> String {
+pub(crate) fn type_name(command: &str, suffix: &str) -> String {
     let mut name: String = command
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|part| !part.is_empty())
@@ -29,7 +29,7 @@ pub fn type_name(command: &str, suffix: &str) -> String {
 /// Declarations for one schema named `name`: `export type Name = ...;` plus one per
 /// definition in its `$defs`. `defs` collects definitions across schemas, so each is
 /// emitted once.
-pub fn declare(name: &str, schema: &Value, defs: &mut BTreeMap<String, String>) -> String {
+pub(crate) fn declare(name: &str, schema: &Value, defs: &mut BTreeMap<String, String>) -> String {
     if let Some(own) = schema.get("$defs").and_then(Value::as_object) {
         for (def_name, def_schema) in own {
             if !defs.contains_key(def_name) {
@@ -101,7 +101,7 @@ fn property_key(key: &str) -> String {
 }
 
 /// The TypeScript type of a schema.
-pub fn ts(schema: &Value, indent: &str) -> String {
+pub(crate) fn ts(schema: &Value, indent: &str) -> String {
     let Some(map) = schema.as_object() else {
         return if schema == &Value::Bool(false) {
             "never".to_owned()

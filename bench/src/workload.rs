@@ -2,8 +2,8 @@
 //! (`benches/inprocess.rs`) and the suite's `inprocess` binary so both measure the same
 //! calls, through the path the MCP server uses (`McpServer::dispatcher`).
 
-use afd_runtime::CommandContext;
 use afd_runtime::mcp::{McpServer, Strategy};
+use afd_runtime::{CommandContext, MetaTools};
 use futures_util::FutureExt;
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! A background review agent (seed 003, "background agent scoping"): every run it starts
+//! A background review agent, scoped by a context: every run it starts
 //! a session, asks which context fits its job, enters it read-only, reads what it needs,
 //! and, when it tries to fix something itself, is refused: a reviewer reports, it does not
 //! change the shop.

@@ -1,4 +1,4 @@
-//! Per-session state (seed 001, seed 003): the context stack, the scope, the commands
+//! Per-session state: the context stack, the scope, the commands
 //! activated for the session and its search history, kept in a [`SessionStore`] behind an
 //! opaque handle that expires when idle.
 
@@ -280,7 +280,7 @@ pub enum NoContextPolicy {
     /// working.
     #[default]
     Open,
-    /// Only universal commands, as seed 003's "lobby" draws it: an agent must enter a
+    /// Only universal commands, as in a lobby: an agent must enter a
     /// context to reach the rest.
     Lobby,
 }

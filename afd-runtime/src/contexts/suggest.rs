@@ -1,11 +1,10 @@
 //! Which context fits an intent (afd-context-suggest) or an unknown command name (the
-//! `contextHint` of seed 003's fuzzy errors): trigger keywords first, then the context's
+//! `contextHint` of not-found errors): trigger keywords first, then the context's
 //! own name and description, then the names and descriptions of its commands.
 
 use serde::{Deserialize, Serialize};
 
-use super::{ContextDef, ContextTree};
-use crate::registry::Registry;
+use crate::registry::{ContextDef, ContextTree, Registry};
 
 /// A context suggested for an intent or an unknown name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,7 +89,7 @@ fn score(
         let def = entry.def();
         if !def.is_universal() && tree.allows(context.name(), def) {
             command_words.extend(words(def.name()));
-            command_words.extend(words(crate::catalog::summary(def.description()).as_str()));
+            command_words.extend(words(crate::text::summary(def.description()).as_str()));
         }
     }
     let by_commands: Vec<&str> = matched(query, &command_words)

@@ -6,7 +6,7 @@ use std::future::Future;
 use serde_json::Value;
 
 use super::{Dispatcher, Limits};
-use crate::context::CommandContext;
+use crate::command_context::CommandContext;
 use crate::result::CommandResult;
 
 /// Runs commands on the one call path, as afd-call does.

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::Dispatcher;
-use crate::context::CommandContext;
+use crate::command_context::CommandContext;
 use crate::error::{CommandError, codes};
 use crate::result::Warning;
 
@@ -647,100 +647,72 @@ fn check(request: &PipeRequest, max_steps: usize) -> Result<Checked, CommandErro
     })
 }
 
-impl Dispatcher {
-    /// Runs afd-pipe. Every step goes through [`Dispatcher::call`], so exposure, validation
-    /// and middleware apply exactly as to afd-call.
-    pub async fn pipe(&self, request: PipeRequest, ctx: CommandContext) -> PipeResult {
-        let started = Instant::now();
-        let total = request.steps.len();
-        let Checked {
-            aliases,
-            conditions,
-        } = match check(&request, self.limits().max_pipeline_steps()) {
-            Ok(checked) => checked,
-            Err(error) => return finish(Vec::new(), Vec::new(), total, started, Some(error)),
-        };
-        let deadline = request
-            .options
-            .timeout_ms
-            .map(|ms| tokio::time::Instant::now() + Duration::from_millis(ms));
-        let pipe_ctx = ctx.child();
-        let mut results: Vec<StepResult> = Vec::with_capacity(total);
-        let mut extras: Vec<StepExtras> = Vec::with_capacity(total);
-        let mut halted: Option<String> = None;
+/// Runs afd-pipe. Every step goes through [`Dispatcher::call`], so exposure, validation
+/// and middleware apply exactly as to afd-call.
+pub(crate) async fn run(
+    dispatcher: &Dispatcher,
+    request: PipeRequest,
+    ctx: CommandContext,
+) -> PipeResult {
+    let started = Instant::now();
+    let total = request.steps.len();
+    let Checked {
+        aliases,
+        conditions,
+    } = match check(&request, dispatcher.limits().max_pipeline_steps()) {
+        Ok(checked) => checked,
+        Err(error) => return finish(Vec::new(), Vec::new(), total, started, Some(error)),
+    };
+    let deadline = request
+        .options
+        .timeout_ms
+        .map(|ms| tokio::time::Instant::now() + Duration::from_millis(ms));
+    let pipe_ctx = ctx.child();
+    let mut results: Vec<StepResult> = Vec::with_capacity(total);
+    let mut extras: Vec<StepExtras> = Vec::with_capacity(total);
+    let mut halted: Option<String> = None;
 
-        for (index, step) in request.steps.iter().enumerate() {
-            // Steps that did not reach a handler report nothing beside their status.
-            extras.resize_with(results.len(), StepExtras::default);
-            if let Some(reason) = &halted {
-                let suggestion = "Fix the cause, then run the remaining steps again.";
-                results.push(skipped_step(index, step, reason.clone(), suggestion));
-                continue;
-            }
-            let scope = Scope {
+    for (index, step) in request.steps.iter().enumerate() {
+        // Steps that did not reach a handler report nothing beside their status.
+        extras.resize_with(results.len(), StepExtras::default);
+        if let Some(reason) = &halted {
+            let suggestion = "Fix the cause, then run the remaining steps again.";
+            results.push(skipped_step(index, step, reason.clone(), suggestion));
+            continue;
+        }
+        let scope = Scope {
+            index,
+            steps: &results,
+            aliases: &aliases,
+            input: request.input.as_ref(),
+        };
+        if let Some(condition) = &conditions[index]
+            && !scope.holds(condition)
+        {
+            results.push(skipped_step(
                 index,
-                steps: &results,
-                aliases: &aliases,
-                input: request.input.as_ref(),
-            };
-            if let Some(condition) = &conditions[index]
-                && !scope.holds(condition)
-            {
-                results.push(skipped_step(
-                    index,
-                    step,
-                    "Not run: its when condition is false".to_owned(),
-                    "No action needed.",
-                ));
-                continue;
-            }
-            let input = match step
-                .input
-                .as_ref()
-                .map(|input| scope.substitute(input))
-                .transpose()
-            {
-                Ok(input) => input.unwrap_or_else(|| Value::Object(Map::new())),
-                Err((reference, reason)) => {
-                    let error = CommandError::new(
-                        codes::UNRESOLVED_REFERENCE,
-                        format!("Step {index} ('{}'): reference '{reference}' does not resolve: {reason}", step.command),
-                    )
-                    .with_suggestion(
-                        "Check the reference against the data of the step it names (in steps[n].data), or guard the step with when: {\"$exists\": ...}.",
-                    )
-                    .with_retryable(false);
-                    results.push(StepResult {
-                        index,
-                        alias: step.alias.clone(),
-                        command: step.command.clone(),
-                        status: StepStatus::Failure,
-                        data: None,
-                        error: Some(error),
-                        execution_time_ms: 0,
-                    });
-                    if !request.options.continue_on_failure {
-                        halted = Some(format!("Not run: step {index} failed"));
-                    }
-                    continue;
-                }
-            };
-            let step_started = Instant::now();
-            let call = self.call(&step.command, input, pipe_ctx.child());
-            let outcome = match deadline {
-                Some(deadline) => tokio::time::timeout_at(deadline, call).await.ok(),
-                None => Some(call.await),
-            };
-            let execution_time_ms = step_started.elapsed().as_millis() as u64;
-            let Some(result) = outcome else {
-                pipe_ctx.cancellation_token().cancel();
-                let timeout_ms = request.options.timeout_ms.unwrap_or_default();
+                step,
+                "Not run: its when condition is false".to_owned(),
+                "No action needed.",
+            ));
+            continue;
+        }
+        let input = match step
+            .input
+            .as_ref()
+            .map(|input| scope.substitute(input))
+            .transpose()
+        {
+            Ok(input) => input.unwrap_or_else(|| Value::Object(Map::new())),
+            Err((reference, reason)) => {
                 let error = CommandError::new(
-                    codes::TIMEOUT,
-                    format!("The pipeline timed out after {timeout_ms} ms during step {index} ('{}'); it was cancelled", step.command),
+                    codes::UNRESOLVED_REFERENCE,
+                    format!("Step {index} ('{}'): reference '{reference}' does not resolve: {reason}", step.command),
                 )
-                .with_suggestion("Raise options.timeoutMs, or run the slow step on its own with afd-call.")
-                .with_retryable(true);
+                .with_suggestion(
+                    "Check the reference against the data of the step it names (in steps[n].data), or guard the step with when: {\"$exists\": ...}.",
+                )
+                .with_retryable(false);
                 results.push(StepResult {
                     index,
                     alias: step.alias.clone(),
@@ -748,39 +720,69 @@ impl Dispatcher {
                     status: StepStatus::Failure,
                     data: None,
                     error: Some(error),
-                    execution_time_ms,
+                    execution_time_ms: 0,
                 });
-                halted = Some(format!(
-                    "Not run: the pipeline timed out after {timeout_ms} ms"
-                ));
+                if !request.options.continue_on_failure {
+                    halted = Some(format!("Not run: step {index} failed"));
+                }
                 continue;
-            };
-            let succeeded = result.success;
+            }
+        };
+        let step_started = Instant::now();
+        let call = dispatcher.call(&step.command, input, pipe_ctx.child());
+        let outcome = match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, call).await.ok(),
+            None => Some(call.await),
+        };
+        let execution_time_ms = step_started.elapsed().as_millis() as u64;
+        let Some(result) = outcome else {
+            pipe_ctx.cancellation_token().cancel();
+            let timeout_ms = request.options.timeout_ms.unwrap_or_default();
+            let error = CommandError::new(
+                codes::TIMEOUT,
+                format!("The pipeline timed out after {timeout_ms} ms during step {index} ('{}'); it was cancelled", step.command),
+            )
+            .with_suggestion("Raise options.timeoutMs, or run the slow step on its own with afd-call.")
+            .with_retryable(true);
             results.push(StepResult {
                 index,
                 alias: step.alias.clone(),
                 command: step.command.clone(),
-                status: if succeeded {
-                    StepStatus::Success
-                } else {
-                    StepStatus::Failure
-                },
-                data: if succeeded { result.data.clone() } else { None },
-                error: result.error.clone(),
+                status: StepStatus::Failure,
+                data: None,
+                error: Some(error),
                 execution_time_ms,
             });
-            extras.push(StepExtras {
-                confidence: result.confidence,
-                reasoning: result.reasoning,
-                warnings: result.warnings,
-            });
-            if !succeeded && !request.options.continue_on_failure {
-                halted = Some(format!("Not run: step {index} ('{}') failed", step.command));
-            }
+            halted = Some(format!(
+                "Not run: the pipeline timed out after {timeout_ms} ms"
+            ));
+            continue;
+        };
+        let succeeded = result.success;
+        results.push(StepResult {
+            index,
+            alias: step.alias.clone(),
+            command: step.command.clone(),
+            status: if succeeded {
+                StepStatus::Success
+            } else {
+                StepStatus::Failure
+            },
+            data: if succeeded { result.data.clone() } else { None },
+            error: result.error.clone(),
+            execution_time_ms,
+        });
+        extras.push(StepExtras {
+            confidence: result.confidence,
+            reasoning: result.reasoning,
+            warnings: result.warnings,
+        });
+        if !succeeded && !request.options.continue_on_failure {
+            halted = Some(format!("Not run: step {index} ('{}') failed", step.command));
         }
-        extras.resize_with(results.len(), StepExtras::default);
-        finish(results, extras, total, started, None)
     }
+    extras.resize_with(results.len(), StepExtras::default);
+    finish(results, extras, total, started, None)
 }
 
 /// What a step reported beside its data: confidence, reasoning, warnings.

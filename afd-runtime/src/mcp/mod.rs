@@ -46,7 +46,8 @@ pub use resources::{CATALOG_URI, CATEGORIES_PREFIX, COMMANDS_PREFIX};
 use tools::Route;
 pub use tools::{BATCH, CALL, DETAIL, DISCOVER, DOCS, HELP, PIPE, SCHEMA};
 
-use crate::context::CommandContext;
+use crate::MetaTools;
+use crate::command_context::CommandContext;
 use crate::contexts::SessionState;
 use crate::dispatch::batch::BatchRequest;
 use crate::dispatch::pipe::PipeRequest;
@@ -341,7 +342,7 @@ fn instructions(dispatcher: &Dispatcher, strategy: Strategy) -> String {
                 format!(
                     "{} ({}{read_only})",
                     c.name(),
-                    crate::catalog::summary(c.description())
+                    crate::text::summary(c.description())
                 )
             })
             .collect();

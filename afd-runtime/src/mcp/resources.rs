@@ -8,8 +8,9 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use crate::catalog::summary;
+use crate::MetaTools;
 use crate::dispatch::Dispatcher;
+use crate::text::summary;
 
 /// The catalog index.
 pub const CATALOG_URI: &str = "afd://catalog";

@@ -7,10 +7,12 @@ use rmcp::model::{JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use super::Strategy;
-use crate::catalog::{detail_schema, discover_schema, summary};
-use crate::contexts::ops::is_op;
 use crate::dispatch::Dispatcher;
 use crate::registry::CommandEntry;
+use crate::registry::is_op;
+use crate::text::summary;
+use crate::tools::detail::detail_schema;
+use crate::tools::discover::discover_schema;
 
 /// The meta-tools' names.
 pub const DISCOVER: &str = "afd-discover";
@@ -51,7 +53,7 @@ pub(crate) enum Route {
 
 /// afd-help, afd-docs and afd-schema (FR-5's bootstrap tools), read-only.
 pub(crate) fn bootstrap_tools() -> Vec<(Tool, Route)> {
-    use crate::bootstrap::{docs_schema, help_schema, schema_schema};
+    use crate::tools::help::{docs_schema, help_schema, schema_schema};
     vec![
         (
             Tool::new(HELP, "Overview of every command, grouped by category (format: text or json).", object(lean(help_schema())))

@@ -11,7 +11,7 @@
 
 use afd_bench::synthetic::definitions;
 use afd_bench::{Stats, human, sample, thousands};
-use afd_runtime::{Dispatcher, Registry, Surface};
+use afd_runtime::{Dispatcher, MetaTools, Registry, Surface};
 use clap::Parser;
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! The shop's runtime contexts (seed 003): what an agent may call while it works on one
+//! The shop's runtime contexts: what an agent may call while it works on one
 //! part of the shop. Product lookups and plan listings name no context, so they are
 //! callable everywhere.
 

@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::command::HandlerFuture;
-use crate::context::CommandContext;
+use crate::command_context::CommandContext;
 use crate::error::CommandError;
 use crate::result::CommandResult;
 

@@ -1,0 +1,207 @@
+//! [`DispatcherBuilder`]: decides which commands a [`Dispatcher`] exposes (its surface,
+//! explicit lists), stacks the middleware, and sets its limits, sessions and usage
+//! statistics.
+
+use std::collections::HashSet;
+use std::convert::Infallible;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+use tower::util::BoxCloneSyncService;
+use tower::{Layer, Service};
+
+use super::{CommandRequest, CommandService, Dispatcher, HandlerService, Inner, Limits, Surface};
+use crate::contexts::{SessionConfig, Sessions};
+use crate::registry::{CONTEXT_OPS, Exposed, SharedRegistry};
+use crate::result::CommandResult;
+use crate::usage::UsageStats;
+
+/// Why a [`Dispatcher`] could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DispatcherError {
+    /// An exposure list names a command the registry does not have.
+    #[error("cannot expose or hide '{name}': no such command{}", match suggestion {
+        Some(similar) => format!(" (did you mean '{similar}'?)"),
+        None => String::new(),
+    })]
+    UnknownCommand {
+        /// The unknown name.
+        name: String,
+        /// The closest registered name, if any.
+        suggestion: Option<&'static str>,
+    },
+}
+
+/// Builds a [`Dispatcher`].
+pub struct DispatcherBuilder {
+    registry: SharedRegistry,
+    surface: Surface,
+    only: Option<Vec<String>>,
+    also: Vec<String>,
+    hidden: Vec<String>,
+    stack: CommandService,
+    limits: Limits,
+    sessions: Option<Sessions>,
+    usage: Option<UsageStats>,
+}
+
+impl DispatcherBuilder {
+    /// Where calls are recorded, for afd-discover's `suggestedNext` and search tie-breaks
+    /// (default: in memory). [`UsageStats::open`] persists them in SQLite;
+    /// [`UsageStats::disabled`] records nothing.
+    #[must_use]
+    pub fn usage(mut self, usage: UsageStats) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
+    /// The sessions that hold each agent's active context (default: in memory, with
+    /// [`SessionConfig::default`]). Share one [`Sessions`] between dispatchers to share
+    /// sessions.
+    #[must_use]
+    pub fn sessions(mut self, sessions: Sessions) -> Self {
+        self.sessions = Some(sessions);
+        self
+    }
+
+    /// Session rules (idle timeout, no-context policy, bounds) for in-memory sessions.
+    #[must_use]
+    pub fn session_config(mut self, config: SessionConfig) -> Self {
+        self.sessions = Some(Sessions::new(config));
+        self
+    }
+
+    /// Which surface this dispatcher serves (default: [`Surface::InProcess`]).
+    #[must_use]
+    pub fn surface(mut self, surface: Surface) -> Self {
+        self.surface = surface;
+        self
+    }
+
+    /// Exposes exactly these commands, whatever their `expose(...)` options say (the AFD
+    /// specification's `commands` array: listing a command is choosing to expose it).
+    #[must_use]
+    pub fn expose_only<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.only = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Also exposes these commands.
+    #[must_use]
+    pub fn expose<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.also.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Hides these commands (they stay visible to introspection, not callable).
+    #[must_use]
+    pub fn hide<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.hidden.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Wraps the stack in a `tower` layer. Layers added later wrap those added earlier,
+    /// so the last one added sees a call first.
+    #[must_use]
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<CommandService>,
+        L::Service: Service<CommandRequest, Response = CommandResult<Value>, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as Service<CommandRequest>>::Future: Send + 'static,
+    {
+        self.stack = BoxCloneSyncService::new(layer.layer(self.stack));
+        self
+    }
+
+    /// Sets the limits.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Builds the dispatcher.
+    ///
+    /// # Errors
+    ///
+    /// A name in an exposure list that the registry does not have.
+    pub fn build(self) -> Result<Dispatcher, DispatcherError> {
+        let registry = self.registry;
+        let check = |name: &str| -> Result<&'static str, DispatcherError> {
+            registry.get(name).map(|entry| entry.name()).ok_or_else(|| {
+                DispatcherError::UnknownCommand {
+                    name: name.to_owned(),
+                    suggestion: registry.suggest(name, 1).first().copied(),
+                }
+            })
+        };
+        let mut exposed: HashSet<&'static str> = match &self.only {
+            Some(names) => names
+                .iter()
+                .map(|name| check(name))
+                .collect::<Result<_, _>>()?,
+            None => registry
+                .commands()
+                .iter()
+                .filter(|entry| self.surface.allows(entry.def()))
+                .map(|entry| entry.name())
+                .collect(),
+        };
+        for name in &self.also {
+            exposed.insert(check(name)?);
+        }
+        for name in &self.hidden {
+            exposed.remove(check(name)?);
+        }
+        // The context operations are how an agent moves between contexts: always callable
+        // where contexts are declared.
+        if !registry.contexts().is_empty() {
+            exposed.extend(CONTEXT_OPS.iter().map(|op| op.name()));
+        }
+        let exposed = Exposed::new(&registry, exposed);
+        Ok(Dispatcher {
+            inner: Arc::new(Inner {
+                registry,
+                exposed,
+                stack: self.stack,
+                limits: self.limits,
+                sessions: self.sessions.unwrap_or_default(),
+                usage: self.usage.unwrap_or_else(UsageStats::in_memory),
+                search: OnceLock::new(),
+            }),
+        })
+    }
+}
+
+impl DispatcherBuilder {
+    pub(super) fn new(registry: SharedRegistry) -> Self {
+        DispatcherBuilder {
+            registry,
+            surface: Surface::InProcess,
+            only: None,
+            also: Vec::new(),
+            hidden: Vec::new(),
+            stack: BoxCloneSyncService::new(HandlerService),
+            limits: Limits::default(),
+            sessions: None,
+            usage: None,
+        }
+    }
+}

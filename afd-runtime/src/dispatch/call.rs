@@ -1,0 +1,223 @@
+//! The steps of one call, in order: limits on the input, lookup (with "Did you mean"
+//! suggestions and a context hint), exposure, the context gate, validation, cancellation,
+//! the middleware stack down to the handler, the deprecated-alias warning, usage
+//! statistics and timing. [`Registry::call`] runs the same steps with every command
+//! exposed and no middleware.
+
+use std::sync::LazyLock;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use super::handler::BARE_STACK;
+use super::{CommandRequest, CommandService, Dispatcher, Limits};
+use crate::command::CommandDef;
+use crate::command_context::CommandContext;
+use crate::error::{CommandError, codes};
+use crate::registry::{Exposed, NameKind, Registry, is_op};
+use crate::result::CommandResult;
+use crate::similarity::find_similar;
+
+impl Registry {
+    /// Calls a command in-process, on the same path as the servers (limits, lookup with
+    /// "Did you mean" suggestions, validation, the handler with panics caught, cancellation,
+    /// timing), with every command exposed and no middleware. Use a [`Dispatcher`] for
+    /// exposure rules and middleware.
+    ///
+    /// Never fails: every problem is a failed [`CommandResult`] with a stable code.
+    pub async fn call(
+        &self,
+        name: &str,
+        input: Value,
+        ctx: CommandContext,
+    ) -> CommandResult<Value> {
+        static LIMITS: LazyLock<Limits> = LazyLock::new(Limits::default);
+        timed(self, None, &LIMITS, &BARE_STACK, name, input, ctx).await
+    }
+}
+
+/// A call through `dispatcher`: its exposure, contexts, middleware and usage statistics.
+pub(super) async fn call(
+    dispatcher: &Dispatcher,
+    name: &str,
+    input: Value,
+    ctx: CommandContext,
+) -> CommandResult<Value> {
+    let inner = &*dispatcher.inner;
+    timed(
+        &inner.registry,
+        Some(dispatcher),
+        &inner.limits,
+        &inner.stack,
+        name,
+        input,
+        ctx,
+    )
+    .await
+}
+
+async fn timed(
+    registry: &Registry,
+    dispatcher: Option<&Dispatcher>,
+    limits: &Limits,
+    stack: &CommandService,
+    name: &str,
+    input: Value,
+    ctx: CommandContext,
+) -> CommandResult<Value> {
+    let started = Instant::now();
+    let session = dispatcher.map(|_| ctx.session().map(str::to_owned));
+    let mut result = run(registry, dispatcher, limits, stack, name, input, ctx).await;
+    // Every call of a command is recorded under its canonical name (typos are not).
+    if let (Some(dispatcher), Some(session)) = (dispatcher, session)
+        && let Some(resolved) = registry.lookup(name)
+    {
+        let session = session.as_deref().unwrap_or_default();
+        dispatcher
+            .usage()
+            .record_now(session, resolved.entry.name(), result.success);
+    }
+    let metadata = result.metadata_mut();
+    if metadata.execution_time_ms.is_none() {
+        metadata.execution_time_ms = Some(started.elapsed().as_millis() as u64);
+    }
+    result
+}
+
+async fn run(
+    registry: &Registry,
+    dispatcher: Option<&Dispatcher>,
+    limits: &Limits,
+    stack: &CommandService,
+    name: &str,
+    input: Value,
+    ctx: CommandContext,
+) -> CommandResult<Value> {
+    if let Err(error) = limits.check_input(&input) {
+        return CommandResult::failure(error);
+    }
+    let resolved = match registry.resolve(name) {
+        Ok(resolved) => resolved,
+        Err(mut error) => {
+            if let Some(dispatcher) = dispatcher
+                && let Some(hint) = dispatcher.host().context_hint(name, ctx.session())
+                && let Some(details) = error.details.as_mut().and_then(Value::as_object_mut)
+            {
+                details.insert("contextHint".into(), json!(hint));
+            }
+            return CommandResult::failure(error);
+        }
+    };
+    let entry = resolved.entry;
+    let mut host = None;
+    if let Some(dispatcher) = dispatcher {
+        let exposed = &dispatcher.inner.exposed;
+        if !exposed.contains(entry.name()) {
+            return CommandResult::failure(not_exposed(entry.name(), exposed));
+        }
+        if let Err(error) = dispatcher.host().check(ctx.session(), entry.def()) {
+            return CommandResult::failure(error);
+        }
+        if is_op(entry.def()) {
+            host = Some(dispatcher.clone());
+        }
+    }
+    let input = if input.is_null() {
+        Value::Object(Default::default())
+    } else {
+        input
+    };
+    if let Err(error) = entry.validate(&input) {
+        return CommandResult::failure(error);
+    }
+    if ctx.is_cancelled() {
+        return CommandResult::failure(cancelled(entry.def(), false));
+    }
+    let request = CommandRequest {
+        def: entry.def(),
+        input,
+        ctx: ctx.clone(),
+        host,
+    };
+    let execution = stack.clone().oneshot(request);
+    let mut result = tokio::select! {
+        biased;
+        outcome = execution => match outcome {
+            Ok(result) => result,
+            Err(never) => match never {},
+        },
+        () = ctx.cancelled() => CommandResult::failure(cancelled(entry.def(), true)),
+    };
+    // A handler that noticed the cancellation and gave up reports it as its own failure;
+    // the caller asked to cancel, so the answer is CANCELLED (with the handler's error
+    // kept). A handler that finished its work despite the request reports what it did.
+    if !result.success
+        && ctx.is_cancelled()
+        && !result
+            .error
+            .as_ref()
+            .is_some_and(|e| e.is(codes::CANCELLED))
+    {
+        let handler_error = result
+            .error
+            .take()
+            .and_then(|error| serde_json::to_value(error).ok());
+        let mut error = cancelled(entry.def(), true);
+        if let (Some(details), Some(handler_error)) = (error.details.as_mut(), handler_error) {
+            details["handlerError"] = handler_error;
+        }
+        result.error = Some(error);
+    }
+    if resolved.kind == NameKind::DeprecatedAlias {
+        result = result.with_warning(
+            "DEPRECATED_ALIAS",
+            format!(
+                "'{name}' is a deprecated name of '{}'; call it by that name",
+                entry.name()
+            ),
+        );
+    }
+    result
+}
+
+fn not_exposed(name: &str, exposed: &Exposed) -> CommandError {
+    let similar = find_similar(name, exposed.names(), 1);
+    let suggestion = match similar.first() {
+        Some(other) => format!(
+            "This server does not let agents call '{name}'. '{other}' is callable; use afd-discover to list what is."
+        ),
+        None => format!(
+            "This server does not let agents call '{name}'; use afd-discover to list what is callable."
+        ),
+    };
+    CommandError::new(
+        codes::COMMAND_NOT_EXPOSED,
+        format!("Command '{name}' is not exposed on this server"),
+    )
+    .with_suggestion(suggestion)
+    .with_retryable(false)
+}
+
+fn cancelled(def: &CommandDef, started: bool) -> CommandError {
+    let name = def.name();
+    let (message, suggestion) = match (started, def.is_mutation()) {
+        (false, _) => (
+            format!("Command '{name}' was cancelled before it started"),
+            "Nothing was changed; call it again if it is still wanted.".to_owned(),
+        ),
+        (true, true) => (
+            format!("Command '{name}' was cancelled before it completed"),
+            format!(
+                "'{name}' changes state and may have applied part of its work: check the state before retrying."
+            ),
+        ),
+        (true, false) => (
+            format!("Command '{name}' was cancelled before it completed"),
+            "It changes nothing, so it is safe to call again.".to_owned(),
+        ),
+    };
+    CommandError::new(codes::CANCELLED, message)
+        .with_suggestion(suggestion)
+        .with_details(json!({"started": started, "mutation": def.is_mutation()}))
+}

@@ -1,0 +1,565 @@
+//! afd-discover: a page of one-line summaries of the commands a dispatcher exposes,
+//! filtered by category, tags, search words and the session's context, with the catalog's
+//! whole taxonomy. Three steps: filter (which commands match, in which order), page (the
+//! slice asked for), render (the answer, built from precomputed parts).
+
+use std::sync::LazyLock;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{finish, validated};
+use crate::contexts::SessionState;
+use crate::dispatch::Dispatcher;
+use crate::registry::{CommandEntry, TagMode};
+use crate::result::CommandResult;
+use crate::validate::InputValidator;
+
+/// One tag or several.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    /// A single value.
+    One(String),
+    /// Several values.
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub(crate) fn as_slice(&self) -> Vec<&str> {
+        match self {
+            OneOrMany::One(one) => vec![one.as_str()],
+            OneOrMany::Many(many) => many.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// Page size when browsing.
+pub(crate) const BROWSE_LIMIT: usize = 50;
+/// Page size of a search: the best matches, not the long tail.
+pub(crate) const SEARCH_LIMIT: usize = 10;
+/// How many of the best hits a search with no other filter ranks (and counts in
+/// `filtered`): the largest page there is.
+pub(crate) const SEARCH_POOL: usize = 200;
+/// A search keeps the matches scoring at least this share of the best one's score.
+pub(crate) const RELEVANCE_FLOOR: f32 = 0.25;
+
+/// How much afd-discover says of each command (three levels).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DetailLevel {
+    /// Names only: the cheapest listing.
+    Name,
+    /// Name, one-line description and category (the default).
+    #[default]
+    Summary,
+    /// The summary plus the input schema: find and load a command in one call.
+    Full,
+}
+
+/// The input of afd-discover.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DiscoverInput {
+    /// Only this category.
+    #[serde(default)]
+    pub category: Option<String>,
+    /// Only commands with this tag (or these tags, combined by `tag_mode`).
+    #[serde(default)]
+    pub tag: Option<OneOrMany>,
+    /// How several tags combine (default any).
+    #[serde(default)]
+    pub tag_mode: TagMode,
+    /// What the agent is looking for, in its own words: ranks the commands by relevance
+    /// (names, descriptions, categories, tags and parameters; word forms, synonyms and
+    /// typos tolerated).
+    #[serde(default)]
+    pub search: Option<String>,
+    /// Include each command's mutation flag.
+    #[serde(default)]
+    pub include_mutation: bool,
+    /// How much to say of each command (default `summary`).
+    #[serde(default)]
+    pub detail: DetailLevel,
+    /// Page size, 1 to 200 (default 50, or 10 for a search).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Commands to skip.
+    #[serde(default)]
+    pub offset: usize,
+    /// The session handle, where the transport keeps no session: its context decides
+    /// what is listed.
+    #[serde(default)]
+    pub session: Option<String>,
+}
+
+/// A command as afd-discover lists it: its name, and at the `summary` and `full` levels
+/// its one-line description and category (and at `full` its input schema).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandSummary {
+    /// The command's name.
+    pub name: String,
+    /// The first sentence of its description (at most 120 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its category.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// Whether it changes state (when asked for, and at the `full` level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<bool>,
+    /// Its input schema (at the `full` level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Value>,
+    /// How well it matches the search (when searching), higher is better.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+/// The data of afd-discover.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverResult {
+    /// This page of matching commands.
+    pub commands: Vec<CommandSummary>,
+    /// Commands in the catalog.
+    pub total: usize,
+    /// Commands matching the filters (for a search with no category, tag or context to
+    /// filter by: the relevant ones among the best 200, or among the best offset + limit
+    /// + 1 when that is more).
+    pub filtered: usize,
+    /// Commands on this page.
+    pub returned: usize,
+    /// Whether more pages follow.
+    pub has_more: bool,
+    /// Every category of the catalog (not just of the matches).
+    pub available_categories: Vec<String>,
+    /// Every tag of the catalog (not just of the matches).
+    pub available_tags: Vec<String>,
+    /// When browsing with no filter: each category with its command count and declared
+    /// description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<CategoryInfo>>,
+    /// Where contexts are declared: the active one and the others to enter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextStatus>,
+    /// The commands most likely to follow the session's last call, predicted from usage
+    /// statistics, when there is a history to go by.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suggested_next: Vec<crate::usage::Suggestion>,
+}
+
+/// Where the session stands among the declared contexts, in afd-discover's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextStatus {
+    /// The active context (none: every command is listed, or only universal ones when the
+    /// server keeps a lobby).
+    pub active: Option<String>,
+    /// The scope in force, when a context is active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<crate::contexts::Scope>,
+    /// Every declared context; enter one with afd-context-enter.
+    pub available: Vec<String>,
+}
+
+/// A category of the catalog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CategoryInfo {
+    /// Its name.
+    pub name: String,
+    /// How many exposed commands it holds.
+    pub count: usize,
+    /// What it holds, when declared with `category!`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// The input schema of afd-discover.
+pub fn discover_schema() -> &'static Value {
+    static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
+        json!({
+            "type": "object",
+            "properties": {
+                "category": {"type": "string"},
+                "tag": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+                "tagMode": {"enum": ["any", "all"]},
+                "search": {"type": "string"},
+                "includeMutation": {"type": "boolean"},
+                "detail": {"enum": ["name", "summary", "full"]},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+                "offset": {"type": "integer", "minimum": 0},
+                "session": {"type": "string"}
+            },
+            "additionalProperties": false
+        })
+    });
+    &SCHEMA
+}
+
+static DISCOVER_VALIDATOR: LazyLock<InputValidator> = LazyLock::new(|| {
+    InputValidator::new(discover_schema()).expect("the afd-discover schema compiles")
+});
+fn has_tags(entry: &CommandEntry, tags: &[&str], mode: TagMode) -> bool {
+    let own = entry.tags();
+    match mode {
+        TagMode::Any => tags.iter().any(|tag| own.contains(tag)),
+        TagMode::All => tags.iter().all(|tag| own.contains(tag)),
+    }
+}
+
+/// afd-discover: a page of one-line summaries of the exposed commands, filtered by
+/// category, tags and search words, with the catalog's whole taxonomy.
+pub(crate) fn discover(dispatcher: &Dispatcher, input: Value) -> CommandResult<Value> {
+    let started = Instant::now();
+    let input: DiscoverInput = match validated("afd-discover", &DISCOVER_VALIDATOR, input) {
+        Ok(input) => input,
+        Err(error) => return CommandResult::failure(error),
+    };
+    let session = match dispatcher.session_view(input.session.as_deref()) {
+        Ok(session) => session,
+        Err(error) => return CommandResult::failure(error),
+    };
+    let request = Request::new(&input);
+    let matches = filter(dispatcher, &input, &request, session.as_deref());
+    let page = page(dispatcher, &input, &request, &matches);
+    if let (Some(query), Some(handle)) = (input.search.as_deref(), input.session.as_deref()) {
+        let found: Vec<String> = page
+            .iter()
+            .take(10)
+            .map(|&(position, _)| {
+                dispatcher
+                    .exposed_entry(position as usize)
+                    .name()
+                    .to_owned()
+            })
+            .collect();
+        let sessions = dispatcher.sessions();
+        let max = sessions.config().get_max_searches();
+        sessions.update(handle, |state| state.record_search(query, found, max));
+    }
+    let (data, reasoning) = render(
+        dispatcher,
+        &input,
+        &request,
+        &matches,
+        &page,
+        session.as_deref(),
+    );
+    finish(Ok(data), reasoning, started)
+}
+
+/// What the input asks for, read once.
+struct Request<'i> {
+    tags: Vec<&'i str>,
+    /// The search words, trimmed; `None` when there are none.
+    query: Option<&'i str>,
+    limit: usize,
+}
+
+impl<'i> Request<'i> {
+    fn new(input: &'i DiscoverInput) -> Self {
+        let tags = input
+            .tag
+            .as_ref()
+            .map(OneOrMany::as_slice)
+            .unwrap_or_default();
+        let query = input
+            .search
+            .as_deref()
+            .map(str::trim)
+            .filter(|query| !query.is_empty());
+        let limit = input.limit.unwrap_or(if query.is_some() {
+            SEARCH_LIMIT
+        } else {
+            BROWSE_LIMIT
+        });
+        Request { tags, query, limit }
+    }
+}
+
+/// The commands that match, as positions in exposed order with their search score.
+struct Matches {
+    /// Browsing everything with no context to apply: every position, not materialised.
+    everything: bool,
+    /// The matching positions (empty when `everything`): in relevance order for a
+    /// search, in catalog order otherwise.
+    positions: Vec<(u32, Option<f32>)>,
+    /// How many match.
+    filtered: usize,
+}
+
+/// Filter: the commands matching the category, tags, search words and the session's
+/// context, from the search index and the precomputed browse lists.
+fn filter(
+    dispatcher: &Dispatcher,
+    input: &DiscoverInput,
+    request: &Request<'_>,
+    session: Option<&SessionState>,
+) -> Matches {
+    let contexts = dispatcher.registry().contexts();
+    let tags = &request.tags;
+    let entry_at = |position: u32| dispatcher.exposed_entry(position as usize);
+    let callable =
+        |entry: &CommandEntry| contexts.is_empty() || dispatcher.allows(session, entry.def());
+    let everything = request.query.is_none()
+        && input.category.is_none()
+        && tags.is_empty()
+        && contexts.is_empty();
+    if everything {
+        return Matches {
+            everything,
+            positions: Vec::new(),
+            filtered: dispatcher.exposed_count(),
+        };
+    }
+    let positions: Vec<(u32, Option<f32>)> = match request.query {
+        Some(query) => {
+            // With nothing to filter the hits by, the best SEARCH_POOL (or the page and
+            // one more) are all that is needed, and asking for no more lets the index
+            // skip scoring what cannot reach them; with filters, every hit is needed.
+            let unfiltered = input.category.is_none() && tags.is_empty() && contexts.is_empty();
+            let wanted = if unfiltered {
+                input
+                    .offset
+                    .saturating_add(request.limit)
+                    .saturating_add(1)
+                    .max(SEARCH_POOL)
+            } else {
+                dispatcher.exposed_count()
+            };
+            let hits = dispatcher.search_positions(query, wanted);
+            let floor = hits.first().map_or(0.0, |(_, best)| best * RELEVANCE_FLOOR);
+            hits.into_iter()
+                .filter(|&(position, score)| {
+                    let entry = entry_at(position);
+                    score >= floor
+                        && input
+                            .category
+                            .as_deref()
+                            .is_none_or(|category| entry.category() == category)
+                        && (tags.is_empty() || has_tags(entry, tags, input.tag_mode))
+                        && callable(entry)
+                })
+                .map(|(position, score)| (position, Some(score)))
+                .collect()
+        }
+        None => match dispatcher
+            .browse()
+            .filter(input.category.as_deref(), tags, input.tag_mode)
+        {
+            Some(positions) => positions
+                .into_iter()
+                .filter(|&position| callable(entry_at(position)))
+                .map(|position| (position, None))
+                .collect(),
+            None => (0..dispatcher.exposed_count() as u32)
+                .filter(|&position| callable(entry_at(position)))
+                .map(|position| (position, None))
+                .collect(),
+        },
+    };
+    Matches {
+        everything,
+        filtered: positions.len(),
+        positions,
+    }
+}
+
+/// Page: the slice of the matches the offset and limit ask for.
+fn page(
+    dispatcher: &Dispatcher,
+    input: &DiscoverInput,
+    request: &Request<'_>,
+    matches: &Matches,
+) -> Vec<(u32, Option<f32>)> {
+    if matches.everything {
+        let total = dispatcher.exposed_count();
+        (input.offset.min(total)..total.min(input.offset.saturating_add(request.limit)))
+            .map(|position| (position as u32, None))
+            .collect()
+    } else {
+        matches
+            .positions
+            .iter()
+            .skip(input.offset)
+            .take(request.limit)
+            .copied()
+            .collect()
+    }
+}
+
+/// Render: the answer, in [`DiscoverResult`]'s shape and field order, built as a `Value`
+/// directly from the precomputed parts (a test checks the two agree), and its reasoning.
+fn render(
+    dispatcher: &Dispatcher,
+    input: &DiscoverInput,
+    request: &Request<'_>,
+    matches: &Matches,
+    page: &[(u32, Option<f32>)],
+    session: Option<&SessionState>,
+) -> (Value, String) {
+    let browse = dispatcher.browse();
+    let contexts = dispatcher.registry().contexts();
+    let total = dispatcher.exposed_count();
+    let filtered = matches.filtered;
+    let full = input.detail == DetailLevel::Full;
+    let described = input.detail != DetailLevel::Name;
+    let commands: Vec<Value> = page
+        .iter()
+        .map(|&(position, score)| {
+            let entry = dispatcher.exposed_entry(position as usize);
+            let mut command = serde_json::Map::new();
+            command.insert("name".into(), json!(entry.name()));
+            if described {
+                command.insert(
+                    "description".into(),
+                    json!(&*browse.summaries[position as usize]),
+                );
+                command.insert("category".into(), json!(entry.category()));
+            }
+            if input.include_mutation || full {
+                command.insert("mutation".into(), json!(entry.is_mutation()));
+            }
+            if full {
+                command.insert("inputSchema".into(), entry.input_schema().clone());
+            }
+            if let Some(score) = score {
+                let score = (f64::from(score) * 100.0).round() / 100.0;
+                command.insert("score".into(), json!(score));
+            }
+            Value::Object(command)
+        })
+        .collect();
+    let returned = commands.len();
+    let has_more = input.offset + returned < filtered;
+    let mut reasoning =
+        format!("Returned {returned} of {filtered} matching commands ({total} total)");
+    if let Some(category) = &input.category {
+        reasoning.push_str(&format!(" in category '{category}'"));
+    }
+    let active = session.and_then(SessionState::active);
+    if let Some(frame) = active {
+        reasoning.push_str(&format!(
+            " callable in context '{}' ({})",
+            frame.context, frame.scope
+        ));
+    }
+    if has_more {
+        reasoning.push_str(&format!(
+            ". Use offset: {} to see more.",
+            input.offset + request.limit
+        ));
+    }
+    let suggested_next: Vec<crate::usage::Suggestion> =
+        input.session.as_deref().map_or_else(Vec::new, |handle| {
+            dispatcher
+                .usage()
+                .suggested_next(handle, 6)
+                .into_iter()
+                .filter(|next| {
+                    dispatcher
+                        .registry()
+                        .get(&next.command)
+                        .is_some_and(|entry| {
+                            dispatcher.is_exposed(entry.name())
+                                && (contexts.is_empty() || dispatcher.allows(session, entry.def()))
+                        })
+                })
+                .take(3)
+                .collect()
+        });
+    let browsing = input.category.is_none() && request.tags.is_empty() && request.query.is_none();
+    let mut data = serde_json::Map::new();
+    data.insert("commands".into(), Value::Array(commands));
+    data.insert("total".into(), json!(total));
+    data.insert("filtered".into(), json!(filtered));
+    data.insert("returned".into(), json!(returned));
+    data.insert("hasMore".into(), json!(has_more));
+    data.insert(
+        "availableCategories".into(),
+        browse.available_categories.clone(),
+    );
+    data.insert("availableTags".into(), browse.available_tags.clone());
+    if browsing {
+        data.insert("categories".into(), browse.categories.clone());
+    }
+    if !contexts.is_empty() {
+        let status = ContextStatus {
+            active: active.map(|frame| frame.context.clone()),
+            scope: active.map(|frame| frame.scope),
+            available: contexts.iter().map(|c| c.name().to_owned()).collect(),
+        };
+        data.insert("context".into(), json!(status));
+    }
+    if !suggested_next.is_empty() {
+        data.insert("suggestedNext".into(), json!(suggested_next));
+    }
+    (Value::Object(data), reasoning)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MetaTools;
+
+    fn record_handler(_input: Value, _ctx: crate::CommandContext) -> crate::HandlerFuture {
+        Box::pin(std::future::ready(crate::CommandResult::success(json!([]))))
+    }
+
+    fn record_schema() -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+
+    #[test]
+    fn a_search_matching_more_than_a_pool_pages_as_the_exhaustive_one_does() {
+        // 300 commands that all match "records": the unfiltered search ranks only the best
+        // SEARCH_POOL, a search filtered by a category holding them all ranks every hit.
+        let defs: Vec<&'static crate::CommandDef> = (0..300)
+            .map(|i| {
+                let name: &'static str =
+                    Box::leak(format!("records-export-{i:03}").into_boxed_str());
+                let description: &'static str =
+                    Box::leak(format!("Export records of batch {i} as a file.").into_boxed_str());
+                let def = crate::CommandDef::new(
+                    name,
+                    description,
+                    record_handler,
+                    record_schema,
+                    crate::SourceLocation {
+                        file: file!(),
+                        line: line!(),
+                        column: 1,
+                        module_path: module_path!(),
+                    },
+                )
+                .with_category("records");
+                &*Box::leak(Box::new(def))
+            })
+            .collect();
+        let registry: &'static crate::Registry = Box::leak(Box::new(
+            crate::Registry::builder()
+                .register_all(defs)
+                .build()
+                .unwrap(),
+        ));
+        let d = Dispatcher::builder(registry).build().unwrap();
+        let pooled = d
+            .discover(json!({"search": "export records", "limit": 10, "offset": 20}))
+            .data
+            .unwrap();
+        let exhaustive = d
+            .discover(
+                json!({"search": "export records", "limit": 10, "offset": 20, "category": "records"}),
+            )
+            .data
+            .unwrap();
+        assert_eq!(pooled["commands"], exhaustive["commands"]);
+        assert_eq!(exhaustive["filtered"], 300);
+        assert_eq!(pooled["filtered"], SEARCH_POOL);
+        assert_eq!(pooled["hasMore"], true);
+        assert_eq!(pooled["returned"], 10);
+    }
+}
