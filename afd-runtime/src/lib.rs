@@ -19,6 +19,7 @@ mod registry;
 mod result;
 pub mod search;
 pub mod similarity;
+mod text;
 pub mod typescript;
 pub mod usage;
 pub mod validate;

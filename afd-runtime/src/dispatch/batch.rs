@@ -17,6 +17,7 @@ use super::Dispatcher;
 use crate::context::CommandContext;
 use crate::error::{CommandError, codes};
 use crate::result::{CommandResult, Metadata};
+use crate::text::iso8601;
 
 /// An afd-batch request.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -148,11 +149,6 @@ pub struct BatchResult {
     pub error: Option<CommandError>,
     /// Execution metadata.
     pub metadata: Metadata,
-}
-
-/// ISO 8601 in UTC with milliseconds.
-pub(crate) fn iso8601(time: SystemTime) -> String {
-    humantime::format_rfc3339_millis(time).to_string()
 }
 
 fn elapsed_ms(since: Instant) -> u64 {
