@@ -20,6 +20,7 @@ mod result;
 pub mod search;
 pub mod similarity;
 mod text;
+mod tools;
 pub mod typescript;
 pub mod usage;
 pub mod validate;
@@ -30,7 +31,6 @@ pub use command::{
 };
 pub use context::CommandContext;
 pub use contexts::{ContextDef, NoContextPolicy, Scope, SessionConfig, Sessions};
-pub use dispatch::batch::{BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult};
 pub use dispatch::pipe::{PipeOptions, PipeRequest, PipeResult, PipeStep, StepResult, StepStatus};
 pub use dispatch::{
     CommandRequest, CommandService, Dispatcher, DispatcherBuilder, DispatcherError, HandlerService,
@@ -42,6 +42,7 @@ pub use registry::{
     Resolved, TagMode,
 };
 pub use result::{CommandResult, Metadata, Severity, Warning};
+pub use tools::batch::{BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult};
 
 /// Turns a function into a registered command. See the [crate documentation](crate) for
 /// the keys it takes.

@@ -3,7 +3,6 @@
 //! afd-batch entry and every afd-pipe step go through [`Dispatcher::call`], so no surface
 //! and no meta-tool is a way around a restriction.
 
-pub mod batch;
 mod limits;
 mod path;
 pub mod pipe;

@@ -48,12 +48,12 @@ pub use tools::{BATCH, CALL, DETAIL, DISCOVER, DOCS, HELP, PIPE, SCHEMA};
 
 use crate::context::CommandContext;
 use crate::contexts::SessionState;
-use crate::dispatch::batch::BatchRequest;
 use crate::dispatch::pipe::PipeRequest;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
 use crate::error::{CommandError, codes};
 use crate::registry::Registry;
 use crate::result::CommandResult;
+use crate::{BatchRequest, BatchResult};
 
 /// The `_meta` key that carries a session handle on any request (for tools whose
 /// arguments cannot, such as a command's own tool).
@@ -691,7 +691,7 @@ fn call_arguments(arguments: Value) -> Result<(String, Value), CommandError> {
 /// What a tool call produced.
 enum Answer {
     Command(CommandResult<Value>),
-    Batch(crate::dispatch::batch::BatchResult),
+    Batch(BatchResult),
     Pipe(crate::dispatch::pipe::PipeResult),
 }
 

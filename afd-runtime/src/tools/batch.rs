@@ -13,8 +13,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Dispatcher;
 use crate::context::CommandContext;
+use crate::dispatch::CallPath;
 use crate::error::{CommandError, codes};
 use crate::result::{CommandResult, Metadata};
 use crate::text::iso8601;
@@ -183,156 +183,158 @@ impl BatchRequest {
     }
 }
 
-impl Dispatcher {
-    /// Runs afd-batch. Every command goes through [`Dispatcher::call`], so exposure,
-    /// validation and middleware apply to each exactly as to afd-call.
-    pub async fn batch(&self, request: BatchRequest, ctx: CommandContext) -> BatchResult {
-        let started = Instant::now();
-        let started_at = SystemTime::now();
-        let limits = self.limits();
-        let total = request.commands.len();
-        if total == 0 || total > limits.max_batch_len() {
-            let message = if total == 0 {
-                "The batch has no commands".to_owned()
-            } else {
-                format!(
-                    "The batch has {total} commands; at most {} are allowed",
-                    limits.max_batch_len()
-                )
-            };
-            let suggestion = "Send between 1 and the allowed number of commands; split larger work into several batches.";
-            return failed_batch(invalid(message, suggestion), started, started_at);
-        }
-        let parallelism = request
-            .options
-            .parallelism
-            .unwrap_or(1)
-            .clamp(1, limits.max_parallelism());
-        let deadline = request
-            .options
-            .timeout_ms
-            .map(|ms| tokio::time::Instant::now() + Duration::from_millis(ms));
-        let stop_on_error = request.options.stop_on_error;
-
-        let mut slots: Vec<Option<BatchEntry>> = vec![None; total];
-        let ids: Vec<String> = request
-            .commands
-            .iter()
-            .enumerate()
-            .map(|(index, command)| command.id.clone().unwrap_or_else(|| format!("cmd-{index}")))
-            .collect();
-        let names: Vec<String> = request
-            .commands
-            .iter()
-            .map(|command| command.command.clone())
-            .collect();
-        // Every command runs under a child of this token, so a timeout can cancel them all.
-        let batch_ctx = ctx.child();
-        let mut commands = request.commands.into_iter().enumerate();
-        let mut running: FuturesUnordered<_> = FuturesUnordered::new();
-        let mut in_flight: HashSet<usize> = HashSet::new();
-        let mut stopped_by: Option<usize> = None;
-        let mut timed_out = false;
-
-        loop {
-            while stopped_by.is_none() && running.len() < parallelism {
-                let Some((index, command)) = commands.next() else {
-                    break;
-                };
-                let child = batch_ctx.child();
-                in_flight.insert(index);
-                running.push(async move {
-                    let started = Instant::now();
-                    let input = command
-                        .input
-                        .unwrap_or_else(|| Value::Object(Default::default()));
-                    let result = self.call(&command.command, input, child).await;
-                    (index, command.command, result, elapsed_ms(started))
-                });
-            }
-            if running.is_empty() {
-                break;
-            }
-            let next = match deadline {
-                Some(deadline) => match tokio::time::timeout_at(deadline, running.next()).await {
-                    Ok(next) => next,
-                    Err(_) => {
-                        timed_out = true;
-                        break;
-                    }
-                },
-                None => running.next().await,
-            };
-            let Some((index, command, result, duration_ms)) = next else {
-                break;
-            };
-            in_flight.remove(&index);
-            if stop_on_error && !result.success && stopped_by.is_none() {
-                stopped_by = Some(index);
-            }
-            slots[index] = Some(BatchEntry {
-                id: ids[index].clone(),
-                index,
-                command,
-                result,
-                duration_ms,
-            });
-        }
-        // Dropping the futures stops what still runs; cancelling the token tells handlers
-        // (and anything they spawned) that watch it.
-        drop(running);
-        if timed_out {
-            batch_ctx.cancellation_token().cancel();
-        }
-
-        let timeout_ms = request.options.timeout_ms.unwrap_or_default();
-        let leftovers: Vec<usize> = commands.map(|(index, _)| index).collect();
-        let mut unfinished: Vec<usize> = in_flight.into_iter().collect();
-        unfinished.sort_unstable();
-        for index in unfinished {
-            let error = CommandError::new(
-                codes::BATCH_TIMEOUT,
-                format!("The batch timed out after {timeout_ms} ms while this command was running; it was cancelled"),
+/// Runs afd-batch. Every command goes through [`CallPath::call`], so exposure, validation
+/// and middleware apply to each exactly as to afd-call.
+pub(crate) async fn run<P: CallPath>(
+    path: &P,
+    request: BatchRequest,
+    ctx: CommandContext,
+) -> BatchResult {
+    let started = Instant::now();
+    let started_at = SystemTime::now();
+    let limits = path.limits();
+    let total = request.commands.len();
+    if total == 0 || total > limits.max_batch_len() {
+        let message = if total == 0 {
+            "The batch has no commands".to_owned()
+        } else {
+            format!(
+                "The batch has {total} commands; at most {} are allowed",
+                limits.max_batch_len()
             )
-            .with_suggestion("Raise options.timeoutMs, or run the slow command on its own with afd-call.")
-            .with_retryable(true);
-            slots[index] = Some(BatchEntry {
-                id: ids[index].clone(),
-                index,
-                command: names[index].clone(),
-                result: CommandResult::failure(error),
-                duration_ms: elapsed_ms(started),
-            });
-        }
-        for index in leftovers {
-            let command = names[index].clone();
-            let result = if timed_out {
-                skipped(
-                    format!("Not run: the batch timed out after {timeout_ms} ms"),
-                    "Raise options.timeoutMs or send the remaining commands in a new batch.",
-                )
-            } else {
-                let culprit = stopped_by.map_or_else(String::new, |i| ids[i].clone());
-                skipped(
-                    format!("Not run: command '{culprit}' failed and stopOnError is set"),
-                    "Fix the failed command, then send the skipped commands again.",
-                )
-            };
-            slots[index] = Some(BatchEntry {
-                id: ids[index].clone(),
-                index,
-                command,
-                result,
-                duration_ms: 0,
-            });
-        }
-
-        let results: Vec<BatchEntry> = slots
-            .into_iter()
-            .map(|slot| slot.expect("every slot is filled"))
-            .collect();
-        finish(results, started, started_at)
+        };
+        let suggestion = "Send between 1 and the allowed number of commands; split larger work into several batches.";
+        return failed_batch(invalid(message, suggestion), started, started_at);
     }
+    let parallelism = request
+        .options
+        .parallelism
+        .unwrap_or(1)
+        .clamp(1, limits.max_parallelism());
+    let deadline = request
+        .options
+        .timeout_ms
+        .map(|ms| tokio::time::Instant::now() + Duration::from_millis(ms));
+    let stop_on_error = request.options.stop_on_error;
+
+    let mut slots: Vec<Option<BatchEntry>> = vec![None; total];
+    let ids: Vec<String> = request
+        .commands
+        .iter()
+        .enumerate()
+        .map(|(index, command)| command.id.clone().unwrap_or_else(|| format!("cmd-{index}")))
+        .collect();
+    let names: Vec<String> = request
+        .commands
+        .iter()
+        .map(|command| command.command.clone())
+        .collect();
+    // Every command runs under a child of this token, so a timeout can cancel them all.
+    let batch_ctx = ctx.child();
+    let mut commands = request.commands.into_iter().enumerate();
+    let mut running: FuturesUnordered<_> = FuturesUnordered::new();
+    let mut in_flight: HashSet<usize> = HashSet::new();
+    let mut stopped_by: Option<usize> = None;
+    let mut timed_out = false;
+
+    loop {
+        while stopped_by.is_none() && running.len() < parallelism {
+            let Some((index, command)) = commands.next() else {
+                break;
+            };
+            let child = batch_ctx.child();
+            in_flight.insert(index);
+            running.push(async move {
+                let started = Instant::now();
+                let input = command
+                    .input
+                    .unwrap_or_else(|| Value::Object(Default::default()));
+                let result = path.call(&command.command, input, child).await;
+                (index, command.command, result, elapsed_ms(started))
+            });
+        }
+        if running.is_empty() {
+            break;
+        }
+        let next = match deadline {
+            Some(deadline) => match tokio::time::timeout_at(deadline, running.next()).await {
+                Ok(next) => next,
+                Err(_) => {
+                    timed_out = true;
+                    break;
+                }
+            },
+            None => running.next().await,
+        };
+        let Some((index, command, result, duration_ms)) = next else {
+            break;
+        };
+        in_flight.remove(&index);
+        if stop_on_error && !result.success && stopped_by.is_none() {
+            stopped_by = Some(index);
+        }
+        slots[index] = Some(BatchEntry {
+            id: ids[index].clone(),
+            index,
+            command,
+            result,
+            duration_ms,
+        });
+    }
+    // Dropping the futures stops what still runs; cancelling the token tells handlers
+    // (and anything they spawned) that watch it.
+    drop(running);
+    if timed_out {
+        batch_ctx.cancellation_token().cancel();
+    }
+
+    let timeout_ms = request.options.timeout_ms.unwrap_or_default();
+    let leftovers: Vec<usize> = commands.map(|(index, _)| index).collect();
+    let mut unfinished: Vec<usize> = in_flight.into_iter().collect();
+    unfinished.sort_unstable();
+    for index in unfinished {
+        let error = CommandError::new(
+            codes::BATCH_TIMEOUT,
+            format!("The batch timed out after {timeout_ms} ms while this command was running; it was cancelled"),
+        )
+        .with_suggestion("Raise options.timeoutMs, or run the slow command on its own with afd-call.")
+        .with_retryable(true);
+        slots[index] = Some(BatchEntry {
+            id: ids[index].clone(),
+            index,
+            command: names[index].clone(),
+            result: CommandResult::failure(error),
+            duration_ms: elapsed_ms(started),
+        });
+    }
+    for index in leftovers {
+        let command = names[index].clone();
+        let result = if timed_out {
+            skipped(
+                format!("Not run: the batch timed out after {timeout_ms} ms"),
+                "Raise options.timeoutMs or send the remaining commands in a new batch.",
+            )
+        } else {
+            let culprit = stopped_by.map_or_else(String::new, |i| ids[i].clone());
+            skipped(
+                format!("Not run: command '{culprit}' failed and stopOnError is set"),
+                "Fix the failed command, then send the skipped commands again.",
+            )
+        };
+        slots[index] = Some(BatchEntry {
+            id: ids[index].clone(),
+            index,
+            command,
+            result,
+            duration_ms: 0,
+        });
+    }
+
+    let results: Vec<BatchEntry> = slots
+        .into_iter()
+        .map(|slot| slot.expect("every slot is filled"))
+        .collect();
+    finish(results, started, started_at)
 }
 
 fn failed_batch(error: CommandError, started: Instant, started_at: SystemTime) -> BatchResult {
