@@ -31,7 +31,6 @@ pub use command::{
 };
 pub use context::CommandContext;
 pub use contexts::{ContextDef, NoContextPolicy, Scope, SessionConfig, Sessions};
-pub use dispatch::pipe::{PipeOptions, PipeRequest, PipeResult, PipeStep, StepResult, StepStatus};
 pub use dispatch::{
     CommandRequest, CommandService, Dispatcher, DispatcherBuilder, DispatcherError, HandlerService,
     Limits, Surface,
@@ -43,6 +42,7 @@ pub use registry::{
 };
 pub use result::{CommandResult, Metadata, Severity, Warning};
 pub use tools::batch::{BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult};
+pub use tools::pipe::{PipeOptions, PipeRequest, PipeResult, PipeStep, StepResult, StepStatus};
 
 /// Turns a function into a registered command. See the [crate documentation](crate) for
 /// the keys it takes.

@@ -5,7 +5,6 @@
 
 mod limits;
 mod path;
-pub mod pipe;
 
 use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet, HashSet};

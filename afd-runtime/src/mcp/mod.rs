@@ -48,12 +48,11 @@ pub use tools::{BATCH, CALL, DETAIL, DISCOVER, DOCS, HELP, PIPE, SCHEMA};
 
 use crate::context::CommandContext;
 use crate::contexts::SessionState;
-use crate::dispatch::pipe::PipeRequest;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
 use crate::error::{CommandError, codes};
 use crate::registry::Registry;
 use crate::result::CommandResult;
-use crate::{BatchRequest, BatchResult};
+use crate::{BatchRequest, BatchResult, PipeRequest, PipeResult};
 
 /// The `_meta` key that carries a session handle on any request (for tools whose
 /// arguments cannot, such as a command's own tool).
@@ -692,7 +691,7 @@ fn call_arguments(arguments: Value) -> Result<(String, Value), CommandError> {
 enum Answer {
     Command(CommandResult<Value>),
     Batch(BatchResult),
-    Pipe(crate::dispatch::pipe::PipeResult),
+    Pipe(PipeResult),
 }
 
 impl Answer {
