@@ -38,8 +38,6 @@ pub use command::{
 };
 pub use command_context::CommandContext;
 pub use contexts::session::{NoContextPolicy, SessionConfig, Sessions};
-pub use dispatch::batch::{BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult};
-pub use dispatch::pipe::{PipeOptions, PipeRequest, PipeResult, PipeStep, StepResult, StepStatus};
 pub use dispatch::{
     CommandRequest, CommandService, Dispatcher, DispatcherBuilder, DispatcherError, HandlerService,
     Limits, Surface,
@@ -51,7 +49,15 @@ pub use registry::{
 };
 pub use result::{CommandResult, Metadata, Severity, Warning};
 pub use text::summary;
+pub use tools::batch::{
+    BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult, BatchSummary, BatchTiming,
+    BatchWarning,
+};
 pub use tools::meta::MetaTools;
+pub use tools::pipe::{
+    PipeMetadata, PipeOptions, PipeRequest, PipeResult, PipeStep, StepConfidence, StepReasoning,
+    StepResult, StepStatus, StepWarning,
+};
 
 /// Turns a function into a registered command. See the [crate documentation](crate) for
 /// the keys it takes.

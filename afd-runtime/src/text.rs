@@ -1,4 +1,7 @@
-//! Small text helpers shared across layers: the one-line summary of a description.
+//! Small text and time formatting helpers shared across layers: the one-line summary of a
+//! description, and ISO 8601 timestamps.
+
+use std::time::SystemTime;
 
 /// Summaries are cut to this many characters.
 pub(crate) const SUMMARY_MAX_CHARS: usize = 120;
@@ -22,4 +25,9 @@ pub fn summary(description: &str) -> String {
     let mut cut: String = description.chars().take(SUMMARY_MAX_CHARS - 1).collect();
     cut.push('…');
     cut
+}
+
+/// ISO 8601 in UTC with milliseconds.
+pub(crate) fn iso8601(time: SystemTime) -> String {
+    humantime::format_rfc3339_millis(time).to_string()
 }

@@ -13,13 +13,11 @@
 //!
 //! Every method of [`Dispatcher`] is in this file.
 
-pub mod batch;
 mod builder;
 mod call;
 mod handler;
 mod limits;
 mod path;
-pub mod pipe;
 
 use std::convert::Infallible;
 use std::fmt;

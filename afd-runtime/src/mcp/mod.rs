@@ -49,12 +49,11 @@ pub use tools::{BATCH, CALL, DETAIL, DISCOVER, DOCS, HELP, PIPE, SCHEMA};
 use crate::MetaTools;
 use crate::command_context::CommandContext;
 use crate::contexts::SessionState;
-use crate::dispatch::batch::BatchRequest;
-use crate::dispatch::pipe::PipeRequest;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
 use crate::error::{CommandError, codes};
 use crate::registry::Registry;
 use crate::result::CommandResult;
+use crate::{BatchRequest, BatchResult, PipeRequest, PipeResult};
 
 /// The `_meta` key that carries a session handle on any request (for tools whose
 /// arguments cannot, such as a command's own tool).
@@ -692,8 +691,8 @@ fn call_arguments(arguments: Value) -> Result<(String, Value), CommandError> {
 /// What a tool call produced.
 enum Answer {
     Command(CommandResult<Value>),
-    Batch(crate::dispatch::batch::BatchResult),
-    Pipe(crate::dispatch::pipe::PipeResult),
+    Batch(BatchResult),
+    Pipe(PipeResult),
 }
 
 impl Answer {

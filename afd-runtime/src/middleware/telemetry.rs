@@ -13,8 +13,8 @@ use tower::{Layer, Service, ServiceExt};
 
 use super::{CommandStack, take_ready};
 use crate::dispatch::CommandRequest;
-use crate::dispatch::batch::iso8601;
 use crate::result::CommandResult;
+use crate::text::iso8601;
 
 /// What the telemetry hook receives for each call.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -6,7 +6,7 @@ use std::future::Future;
 
 use serde_json::Value;
 
-use super::{detail, discover, help};
+use super::{batch, detail, discover, help, pipe};
 use crate::command_context::CommandContext;
 use crate::dispatch::Dispatcher;
 use crate::result::CommandResult;
@@ -78,7 +78,7 @@ impl MetaTools for Dispatcher {
         request: BatchRequest,
         ctx: CommandContext,
     ) -> impl Future<Output = BatchResult> + Send {
-        crate::dispatch::batch::run(self, request, ctx)
+        batch::run(self, request, ctx)
     }
 
     fn pipe(
@@ -86,7 +86,7 @@ impl MetaTools for Dispatcher {
         request: PipeRequest,
         ctx: CommandContext,
     ) -> impl Future<Output = PipeResult> + Send {
-        crate::dispatch::pipe::run(self, request, ctx)
+        pipe::run(self, request, ctx)
     }
 
     fn help(&self, input: Value) -> CommandResult<Value> {

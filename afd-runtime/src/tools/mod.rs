@@ -8,10 +8,12 @@
 //! Every surface reaches them through [`MetaTools`](crate::MetaTools), implemented for
 //! [`Dispatcher`](crate::Dispatcher).
 
+pub(crate) mod batch;
 pub(crate) mod detail;
 pub(crate) mod discover;
 pub(crate) mod help;
 pub(crate) mod meta;
+pub(crate) mod pipe;
 
 use std::time::Instant;
 

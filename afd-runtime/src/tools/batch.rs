@@ -13,10 +13,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Dispatcher;
 use crate::command_context::CommandContext;
+use crate::dispatch::CallPath;
 use crate::error::{CommandError, codes};
 use crate::result::{CommandResult, Metadata};
+use crate::text::iso8601;
 
 /// An afd-batch request.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -150,11 +151,6 @@ pub struct BatchResult {
     pub metadata: Metadata,
 }
 
-/// ISO 8601 in UTC with milliseconds.
-pub(crate) fn iso8601(time: SystemTime) -> String {
-    humantime::format_rfc3339_millis(time).to_string()
-}
-
 fn elapsed_ms(since: Instant) -> u64 {
     since.elapsed().as_millis() as u64
 }
@@ -187,16 +183,16 @@ impl BatchRequest {
     }
 }
 
-/// Runs afd-batch. Every command goes through [`Dispatcher::call`], so exposure,
-/// validation and middleware apply to each exactly as to afd-call.
-pub(crate) async fn run(
-    dispatcher: &Dispatcher,
+/// Runs afd-batch. Every command goes through [`CallPath::call`], so exposure, validation
+/// and middleware apply to each exactly as to afd-call.
+pub(crate) async fn run<P: CallPath>(
+    path: &P,
     request: BatchRequest,
     ctx: CommandContext,
 ) -> BatchResult {
     let started = Instant::now();
     let started_at = SystemTime::now();
-    let limits = dispatcher.limits();
+    let limits = path.limits();
     let total = request.commands.len();
     if total == 0 || total > limits.max_batch_len() {
         let message = if total == 0 {
@@ -253,7 +249,7 @@ pub(crate) async fn run(
                 let input = command
                     .input
                     .unwrap_or_else(|| Value::Object(Default::default()));
-                let result = dispatcher.call(&command.command, input, child).await;
+                let result = path.call(&command.command, input, child).await;
                 (index, command.command, result, elapsed_ms(started))
             });
         }
