@@ -20,9 +20,10 @@
 //! # let _ = dispatcher;
 //! ```
 //!
-//! Author layers follow the same shape; [`tower::layer::layer_fn`] and
-//! [`tower::service_fn`] are the quickest way to write one.
+//! A layer of your own that runs code around a call is an async function given to
+//! [`from_fn`]. Any other `tower::Layer<CommandService>` works as well.
 
+mod from_fn;
 mod rate_limit;
 mod telemetry;
 mod timeout;
@@ -34,6 +35,7 @@ use std::convert::Infallible;
 use serde_json::Value;
 use tower::Service;
 
+pub use from_fn::{FromFn, FromFnLayer, Next, from_fn};
 pub use rate_limit::{RateLimit, RateLimitLayer};
 pub use telemetry::{Telemetry, TelemetryEvent, TelemetryLayer};
 pub use timeout::{Timeout, TimeoutLayer};
