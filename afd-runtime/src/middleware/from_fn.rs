@@ -1,5 +1,6 @@
 //! [`from_fn`]: a layer made of an async function that runs around each call, and
-//! [`Next`], the rest of the stack that the function calls.
+//! [`Next`], the rest of the stack that the function calls. The built-in layers are
+//! written on it too.
 
 use std::convert::Infallible;
 use std::fmt;
@@ -55,7 +56,8 @@ where
     FromFnLayer { around: f }
 }
 
-/// What a [`FromFn`] runs around each call: the function given to [`from_fn`].
+/// What a [`FromFn`] runs around each call: the function given to [`from_fn`], or a
+/// built-in layer (each one's logic, over the same service).
 pub trait Around: Clone + Send + Sync + 'static {
     /// One call.
     type Future: Future<Output = CommandResult<Value>> + Send + 'static;
@@ -96,7 +98,8 @@ impl<F: Around> Layer<CommandService> for FromFnLayer<F> {
     }
 }
 
-/// The service of a [`from_fn`] layer (`F` is its function).
+/// The service of a [`from_fn`] layer (`F` is its function) and of each built-in layer
+/// (`F` is the layer).
 #[derive(Clone)]
 pub struct FromFn<F> {
     around: F,
