@@ -7,12 +7,13 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use afd_runtime::middleware::{
-    ConcurrencyLimitLayer, RateLimitLayer, TelemetryEvent, TelemetryLayer, TimeoutLayer,
-    TimingLayer, TraceLayer,
+    ConcurrencyLimitLayer, Next, RateLimitLayer, TelemetryEvent, TelemetryLayer, TimeoutLayer,
+    TimingLayer, TraceLayer, from_fn,
 };
 use afd_runtime::prelude::*;
 use afd_runtime::{
-    BatchRequest, Dispatcher, DispatcherError, Limits, PipeRequest, StepStatus, Surface,
+    BatchRequest, CommandRequest, Dispatcher, DispatcherError, Limits, PipeRequest, StepStatus,
+    Surface,
 };
 
 // ---- fixtures ---------------------------------------------------------------------------
@@ -1084,6 +1085,84 @@ async fn author_layers_wrap_every_path() {
     d.pipe(pipe(json!({"steps": [{"command": "optional"}]})), ctx())
         .await;
     assert_eq!(seen.load(Ordering::SeqCst), 4);
+}
+
+#[tokio::test]
+async fn from_fn_layers_run_around_a_call_or_answer_for_it() {
+    let reached = Arc::new(AtomicUsize::new(0));
+    let counter = reached.clone();
+    let d = Dispatcher::builder(Registry::global())
+        // Innermost: counts the calls that get this far, and changes their input.
+        .layer(from_fn(move |mut request: CommandRequest, next: Next| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            if request.def.name() == "echo" {
+                request.input["value"] = json!("changed");
+            }
+            next.run(request)
+        }))
+        // Adds a warning to every result that comes back through it.
+        .layer(from_fn(|request: CommandRequest, next: Next| async move {
+            let command = request.def.name();
+            next.run(request)
+                .await
+                .with_warning("SEEN", format!("'{command}' went through the stack"))
+        }))
+        // Outermost: answers for `fail` itself, without running the rest of the stack.
+        .layer(from_fn(|request: CommandRequest, next: Next| async move {
+            if request.def.name() == "fail" {
+                return CommandResult::failure(CommandError::new("BLOCKED", "not today"));
+            }
+            next.run(request).await
+        }))
+        .build()
+        .unwrap();
+
+    let echoed = d
+        .call("echo", json!({"value": 1, "warning": "from echo"}), ctx())
+        .await;
+    assert!(echoed.success);
+    assert_eq!(echoed.data, Some(json!("changed")));
+    let warnings: Vec<(&str, &str)> = echoed
+        .warnings
+        .iter()
+        .map(|w| (w.code.as_str(), w.message.as_str()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            ("ECHO_WARNING", "from echo"),
+            ("SEEN", "'echo' went through the stack")
+        ]
+    );
+
+    let blocked = d.call("fail", json!({}), ctx()).await;
+    assert_eq!(blocked.error.unwrap().code, "BLOCKED");
+    assert!(blocked.warnings.is_empty(), "the inner layers did not run");
+    assert_eq!(reached.load(Ordering::SeqCst), 1);
+
+    let invalid = d.call("user-create", json!({}), ctx()).await;
+    assert_eq!(invalid.error.unwrap().code, "VALIDATION_ERROR");
+    assert_eq!(reached.load(Ordering::SeqCst), 1, "validation comes first");
+}
+
+#[tokio::test(start_paused = true)]
+async fn from_fn_layers_keep_the_readiness_of_the_layers_below() {
+    let p = Arc::new(Probe::default());
+    let d = Dispatcher::builder(Registry::global())
+        .layer(ConcurrencyLimitLayer::new(2))
+        .layer(from_fn(|request: CommandRequest, next: Next| {
+            next.run(request)
+        }))
+        .build()
+        .unwrap();
+    let calls = (0..5).map(|_| {
+        let d = d.clone();
+        let c = ctx().with_state(p.clone());
+        async move { d.call("sleep", json!({"ms": 20}), c).await }
+    });
+    let results = futures_util::future::join_all(calls).await;
+    assert!(results.iter().all(|r| r.success));
+    assert_eq!(p.peak.load(Ordering::SeqCst), 2);
 }
 
 #[tokio::test(start_paused = true)]

@@ -1,9 +1,9 @@
 //! Middleware: `tower` layers around one command's execution.
 //!
 //! Add them with [`DispatcherBuilder::layer`](crate::DispatcherBuilder::layer). They wrap
-//! [`CommandService`](crate::CommandService): a `Service<CommandRequest>` answering with a
-//! `CommandResult` and never an error. Validation happens before the stack, and the
-//! meta-tools' own introspection (afd-discover, afd-detail) bypasses it.
+//! [`CommandService`]: a `Service<CommandRequest>` answering with a `CommandResult` and
+//! never an error. Validation happens before the stack, and the meta-tools' own
+//! introspection (afd-discover, afd-detail) bypasses it.
 //!
 //! ```
 //! use std::time::Duration;
@@ -20,20 +20,18 @@
 //! # let _ = dispatcher;
 //! ```
 //!
-//! Author layers follow the same shape; [`tower::layer::layer_fn`] and
-//! [`tower::service_fn`] are the quickest way to write one.
+//! A layer of your own that runs code around a call is an async function given to
+//! [`from_fn`]; the built-in layers are written on the same service, [`FromFn`]. Any other
+//! `tower::Layer<CommandService>` works as well.
 
+mod from_fn;
 mod rate_limit;
 mod telemetry;
 mod timeout;
 mod timing;
 mod trace;
 
-use std::convert::Infallible;
-
-use serde_json::Value;
-use tower::Service;
-
+pub use from_fn::{FromFn, FromFnLayer, Next, from_fn};
 pub use rate_limit::{RateLimit, RateLimitLayer};
 pub use telemetry::{Telemetry, TelemetryEvent, TelemetryLayer};
 pub use timeout::{Timeout, TimeoutLayer};
@@ -41,37 +39,5 @@ pub use timing::{SlowCall, Timing, TimingLayer};
 pub use tower::limit::{ConcurrencyLimit, ConcurrencyLimitLayer};
 pub use trace::{Trace, TraceLayer};
 
-use crate::dispatch::CommandRequest;
-use crate::result::CommandResult;
-
-/// A service the built-in layers can wrap: the command stack, or any layer of it.
-pub trait CommandStack:
-    Service<
-        CommandRequest,
-        Response = CommandResult<Value>,
-        Error = Infallible,
-        Future: Send + 'static,
-    > + Clone
-    + Send
-    + 'static
-{
-}
-
-impl<S> CommandStack for S where
-    S: Service<
-            CommandRequest,
-            Response = CommandResult<Value>,
-            Error = Infallible,
-            Future: Send + 'static,
-        > + Clone
-        + Send
-        + 'static
-{
-}
-
-/// Takes the ready service out of `slot`, leaving a fresh clone (the usual tower pattern
-/// for services whose futures outlive `&mut self`).
-fn take_ready<S: Clone>(slot: &mut S) -> S {
-    let clone = slot.clone();
-    std::mem::replace(slot, clone)
-}
+use crate::dispatch::CommandService;
+use from_fn::Around;

@@ -2,17 +2,15 @@
 //! `RATE_LIMITED`, saying when to retry (it is not queued).
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::time::Instant;
-use tower::{Layer, Service, ServiceExt};
+use tower::Layer;
 
-use super::{CommandStack, take_ready};
+use super::{Around, CommandService, FromFn, Next};
 use crate::dispatch::CommandRequest;
 use crate::error::{CommandError, codes};
 use crate::result::CommandResult;
@@ -77,41 +75,27 @@ impl RateLimitLayer {
     }
 }
 
-impl<S> Layer<S> for RateLimitLayer {
-    type Service = RateLimit<S>;
-
-    fn layer(&self, inner: S) -> RateLimit<S> {
-        RateLimit {
-            inner,
-            layer: self.clone(),
-        }
-    }
-}
-
 /// The service of [`RateLimitLayer`].
-#[derive(Debug, Clone)]
-pub struct RateLimit<S> {
-    inner: S,
-    layer: RateLimitLayer,
+pub type RateLimit = FromFn<RateLimitLayer>;
+
+impl Layer<CommandService> for RateLimitLayer {
+    type Service = RateLimit;
+
+    fn layer(&self, inner: CommandService) -> RateLimit {
+        FromFn::new(self.clone(), inner)
+    }
 }
 
-impl<S: CommandStack> Service<CommandRequest> for RateLimit<S> {
-    type Response = CommandResult<Value>;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<CommandResult<Value>, Infallible>>;
+impl Around for RateLimitLayer {
+    type Future = BoxFuture<'static, CommandResult<Value>>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: CommandRequest) -> Self::Future {
-        let inner = take_ready(&mut self.inner);
+    fn around(&self, request: CommandRequest, next: Next) -> Self::Future {
         let command = request.def.name();
-        match self.layer.acquire(command) {
-            Ok(()) => Box::pin(inner.oneshot(request)),
+        match self.acquire(command) {
+            Ok(()) => Box::pin(next.run(request)),
             Err(wait) => {
                 let retry_after_ms = wait.as_millis().max(1) as u64;
-                let scope = if self.layer.per_command {
+                let scope = if self.per_command {
                     format!("'{command}'")
                 } else {
                     "this server".to_owned()
@@ -120,8 +104,8 @@ impl<S: CommandStack> Service<CommandRequest> for RateLimit<S> {
                     codes::RATE_LIMITED,
                     format!(
                         "Rate limit exceeded for {scope}: at most {} calls per {} ms",
-                        self.layer.capacity,
-                        self.layer.period.as_millis()
+                        self.capacity,
+                        self.period.as_millis()
                     ),
                 )
                 .with_suggestion(format!(
@@ -130,7 +114,7 @@ impl<S: CommandStack> Service<CommandRequest> for RateLimit<S> {
                 ))
                 .with_retryable(true)
                 .with_details(json!({"retryAfterMs": retry_after_ms}));
-                Box::pin(async move { Ok(CommandResult::failure(error)) })
+                Box::pin(async move { CommandResult::failure(error) })
             }
         }
     }

@@ -1,17 +1,15 @@
 //! A hook that receives one event per call.
 
-use std::convert::Infallible;
 use std::fmt;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Instant, SystemTime};
 
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
-use tower::{Layer, Service, ServiceExt};
+use tower::Layer;
 
-use super::{CommandStack, take_ready};
+use super::{Around, CommandService, FromFn, Next};
 use crate::dispatch::CommandRequest;
 use crate::result::CommandResult;
 use crate::text::iso8601;
@@ -59,42 +57,28 @@ impl fmt::Debug for TelemetryLayer {
     }
 }
 
-impl<S> Layer<S> for TelemetryLayer {
-    type Service = Telemetry<S>;
-
-    fn layer(&self, inner: S) -> Telemetry<S> {
-        Telemetry {
-            inner,
-            sink: self.sink.clone(),
-        }
-    }
-}
-
 /// The service of [`TelemetryLayer`].
-#[derive(Clone)]
-pub struct Telemetry<S> {
-    inner: S,
-    sink: Sink,
+pub type Telemetry = FromFn<TelemetryLayer>;
+
+impl Layer<CommandService> for TelemetryLayer {
+    type Service = Telemetry;
+
+    fn layer(&self, inner: CommandService) -> Telemetry {
+        FromFn::new(self.clone(), inner)
+    }
 }
 
-impl<S: CommandStack> Service<CommandRequest> for Telemetry<S> {
-    type Response = CommandResult<Value>;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<CommandResult<Value>, Infallible>>;
+impl Around for TelemetryLayer {
+    type Future = BoxFuture<'static, CommandResult<Value>>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: CommandRequest) -> Self::Future {
-        let inner = take_ready(&mut self.inner);
+    fn around(&self, request: CommandRequest, next: Next) -> Self::Future {
         let sink = self.sink.clone();
         let command = request.def.name();
         let ctx_trace = request.ctx.trace_id().map(str::to_owned);
         Box::pin(async move {
             let started_at = SystemTime::now();
             let started = Instant::now();
-            let result = inner.oneshot(request).await?;
+            let result = next.run(request).await;
             sink(TelemetryEvent {
                 command,
                 started_at: iso8601(started_at),
@@ -107,7 +91,7 @@ impl<S: CommandStack> Service<CommandRequest> for Telemetry<S> {
                     .and_then(|m| m.trace_id.clone())
                     .or(ctx_trace),
             });
-            Ok(result)
+            result
         })
     }
 }

@@ -1,15 +1,13 @@
 //! Timeouts derived from each command's execution-time class.
 
 use std::collections::HashMap;
-use std::convert::Infallible;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
-use tower::{Layer, Service, ServiceExt};
+use tower::Layer;
 
-use super::{CommandStack, take_ready};
+use super::{Around, CommandService, FromFn, Next};
 use crate::command::ExecutionTime;
 use crate::dispatch::CommandRequest;
 use crate::error::{CommandError, codes};
@@ -63,45 +61,31 @@ impl TimeoutLayer {
     }
 }
 
-impl<S> Layer<S> for TimeoutLayer {
-    type Service = Timeout<S>;
-
-    fn layer(&self, inner: S) -> Timeout<S> {
-        Timeout {
-            inner,
-            layer: self.clone(),
-        }
-    }
-}
-
 /// The service of [`TimeoutLayer`].
-#[derive(Debug, Clone)]
-pub struct Timeout<S> {
-    inner: S,
-    layer: TimeoutLayer,
+pub type Timeout = FromFn<TimeoutLayer>;
+
+impl Layer<CommandService> for TimeoutLayer {
+    type Service = Timeout;
+
+    fn layer(&self, inner: CommandService) -> Timeout {
+        FromFn::new(self.clone(), inner)
+    }
 }
 
-impl<S: CommandStack> Service<CommandRequest> for Timeout<S> {
-    type Response = CommandResult<Value>;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<CommandResult<Value>, Infallible>>;
+impl Around for TimeoutLayer {
+    type Future = BoxFuture<'static, CommandResult<Value>>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: CommandRequest) -> Self::Future {
-        let inner = take_ready(&mut self.inner);
+    fn around(&self, mut request: CommandRequest, next: Next) -> Self::Future {
         let class = request.def.execution_time();
-        let Some(limit) = self.layer.timeout_for(class) else {
-            return Box::pin(inner.oneshot(request));
+        let Some(limit) = self.timeout_for(class) else {
+            return Box::pin(next.run(request));
         };
         let def = request.def;
         // The handler gets a child token, so a timeout cancels this call and nothing else.
         request.ctx = request.ctx.child();
         let token = request.ctx.cancellation_token().clone();
         Box::pin(async move {
-            match tokio::time::timeout(limit, inner.oneshot(request)).await {
+            match tokio::time::timeout(limit, next.run(request)).await {
                 Ok(result) => result,
                 Err(_) => {
                     token.cancel();
@@ -121,7 +105,7 @@ impl<S: CommandStack> Service<CommandRequest> for Timeout<S> {
                     .with_suggestion(suggestion)
                     .with_retryable(!def.is_mutation())
                     .with_details(json!({"timeoutMs": ms, "executionTime": class_text}));
-                    Ok(CommandResult::failure(error))
+                    CommandResult::failure(error)
                 }
             }
         })

@@ -1,16 +1,14 @@
 //! Timing, with a hook for slow calls.
 
-use std::convert::Infallible;
 use std::fmt;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use serde_json::Value;
-use tower::{Layer, Service, ServiceExt};
+use tower::Layer;
 
-use super::{CommandStack, take_ready};
+use super::{Around, CommandService, FromFn, Next};
 use crate::dispatch::CommandRequest;
 use crate::result::CommandResult;
 
@@ -60,41 +58,27 @@ impl fmt::Debug for TimingLayer {
     }
 }
 
-impl<S> Layer<S> for TimingLayer {
-    type Service = Timing<S>;
-
-    fn layer(&self, inner: S) -> Timing<S> {
-        Timing {
-            inner,
-            layer: self.clone(),
-        }
-    }
-}
-
 /// The service of [`TimingLayer`].
-#[derive(Clone)]
-pub struct Timing<S> {
-    inner: S,
-    layer: TimingLayer,
+pub type Timing = FromFn<TimingLayer>;
+
+impl Layer<CommandService> for TimingLayer {
+    type Service = Timing;
+
+    fn layer(&self, inner: CommandService) -> Timing {
+        FromFn::new(self.clone(), inner)
+    }
 }
 
-impl<S: CommandStack> Service<CommandRequest> for Timing<S> {
-    type Response = CommandResult<Value>;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<CommandResult<Value>, Infallible>>;
+impl Around for TimingLayer {
+    type Future = BoxFuture<'static, CommandResult<Value>>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: CommandRequest) -> Self::Future {
-        let inner = take_ready(&mut self.inner);
-        let layer = self.layer.clone();
+    fn around(&self, request: CommandRequest, next: Next) -> Self::Future {
+        let layer = self.clone();
         let command = request.def.name();
         let trace_id = request.ctx.trace_id().map(str::to_owned);
         Box::pin(async move {
             let started = Instant::now();
-            let result = inner.oneshot(request).await?;
+            let result = next.run(request).await;
             let duration = started.elapsed();
             if duration >= layer.threshold {
                 tracing::warn!(
@@ -112,7 +96,7 @@ impl<S: CommandStack> Service<CommandRequest> for Timing<S> {
                     });
                 }
             }
-            Ok(result)
+            result
         })
     }
 }

@@ -1,16 +1,14 @@
 //! A `tracing` span per command, and a trace id on every call and result.
 
-use std::convert::Infallible;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll};
 
 use futures_util::future::BoxFuture;
 use serde_json::Value;
-use tower::{Layer, Service, ServiceExt};
+use tower::Layer;
 use tracing::Instrument;
 
-use super::{CommandStack, take_ready};
+use super::{Around, CommandService, FromFn, Next};
 use crate::dispatch::CommandRequest;
 use crate::result::CommandResult;
 
@@ -26,18 +24,15 @@ impl TraceLayer {
     }
 }
 
-impl<S> Layer<S> for TraceLayer {
-    type Service = Trace<S>;
-
-    fn layer(&self, inner: S) -> Trace<S> {
-        Trace { inner }
-    }
-}
-
 /// The service of [`TraceLayer`].
-#[derive(Debug, Clone)]
-pub struct Trace<S> {
-    inner: S,
+pub type Trace = FromFn<TraceLayer>;
+
+impl Layer<CommandService> for TraceLayer {
+    type Service = Trace;
+
+    fn layer(&self, inner: CommandService) -> Trace {
+        FromFn::new(*self, inner)
+    }
 }
 
 /// A new 16-hex-digit trace id.
@@ -54,17 +49,10 @@ pub(crate) fn new_trace_id() -> String {
     format!("{:016x}", hasher.finish())
 }
 
-impl<S: CommandStack> Service<CommandRequest> for Trace<S> {
-    type Response = CommandResult<Value>;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<CommandResult<Value>, Infallible>>;
+impl Around for TraceLayer {
+    type Future = BoxFuture<'static, CommandResult<Value>>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: CommandRequest) -> Self::Future {
-        let inner = take_ready(&mut self.inner);
+    fn around(&self, mut request: CommandRequest, next: Next) -> Self::Future {
         let trace_id = request
             .ctx
             .trace_id()
@@ -74,13 +62,13 @@ impl<S: CommandStack> Service<CommandRequest> for Trace<S> {
         let span = tracing::info_span!("command", command = name, trace_id = %trace_id);
         Box::pin(
             async move {
-                let mut result = inner.oneshot(request).await?;
+                let mut result = next.run(request).await;
                 match &result.error {
                     None => tracing::debug!("command succeeded"),
                     Some(error) => tracing::debug!(code = %error.code, "command failed"),
                 }
                 result.metadata_mut().trace_id = Some(trace_id);
-                Ok(result)
+                result
             }
             .instrument(span),
         )
