@@ -7,7 +7,7 @@ use syn::punctuated::Punctuated;
 use syn::{LitBool, LitStr, Token};
 
 use crate::case::closest;
-use crate::ctxt::Ctxt;
+use crate::errors::Errors;
 
 /// The keys `#[command(...)]` accepts.
 pub mod keys {
@@ -64,10 +64,10 @@ impl<T> Attr<T> {
         Attr { key, value: None }
     }
 
-    pub(crate) fn set(&mut self, cx: &Ctxt, tokens: impl ToTokens, value: T) {
+    pub(crate) fn set(&mut self, errors: &Errors, tokens: impl ToTokens, value: T) {
         let tokens = tokens.into_token_stream();
         if self.value.is_some() {
-            cx.error_spanned_by(&tokens, format!("duplicate `{}`", self.key));
+            errors.error_spanned_by(&tokens, format!("duplicate `{}`", self.key));
         } else {
             self.value = Some((tokens, value));
         }
@@ -97,7 +97,7 @@ pub struct Attrs {
     pub idempotent: Flag,
     pub confirm_prompt: Attr<LitStr>,
     pub execution_time: Attr<LitStr>,
-    pub errors: Attr<Vec<LitStr>>,
+    pub error_codes: Attr<Vec<LitStr>>,
     pub handoff: Flag,
     pub handoff_protocol: Attr<LitStr>,
     pub version: Attr<LitStr>,
@@ -109,8 +109,8 @@ pub struct Attrs {
 }
 
 impl Attrs {
-    /// Parses the arguments, recording every mistake in `cx` and carrying on.
-    pub fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
+    /// Parses the arguments, recording every mistake in `errors` and carrying on.
+    pub fn parse(errors: &Errors, args: TokenStream) -> Attrs {
         let mut attrs = Attrs {
             name: Attr::none(keys::NAME),
             category: Attr::none(keys::CATEGORY),
@@ -120,7 +120,7 @@ impl Attrs {
             idempotent: Attr::none(keys::IDEMPOTENT),
             confirm_prompt: Attr::none(keys::CONFIRM_PROMPT),
             execution_time: Attr::none(keys::EXECUTION_TIME),
-            errors: Attr::none(keys::ERRORS),
+            error_codes: Attr::none(keys::ERRORS),
             handoff: Attr::none(keys::HANDOFF),
             handoff_protocol: Attr::none(keys::HANDOFF_PROTOCOL),
             version: Attr::none(keys::VERSION),
@@ -131,41 +131,44 @@ impl Attrs {
             contexts: Attr::none(keys::CONTEXTS),
         };
         let parser = syn::meta::parser(|meta| {
-            if let Err(error) = attrs.parse_one(cx, &meta) {
-                cx.syn_error(error);
+            if let Err(error) = attrs.parse_one(errors, &meta) {
+                errors.syn_error(error);
                 skip_value(&meta)?;
             }
             Ok(())
         });
         if let Err(error) = syn::parse::Parser::parse2(parser, args) {
-            cx.syn_error(error);
+            errors.syn_error(error);
         }
         attrs
     }
 
-    fn parse_one(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    fn parse_one(&mut self, errors: &Errors, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         let path = &meta.path;
         let Some(key) = path.get_ident().map(ToString::to_string) else {
             return Err(meta.error(unknown_key_message(&path.to_token_stream().to_string())));
         };
         match key.as_str() {
-            keys::NAME => self.name.set(cx, path, string_value(meta)?),
-            keys::CATEGORY => self.category.set(cx, path, string_value(meta)?),
-            keys::CONFIRM_PROMPT => self.confirm_prompt.set(cx, path, string_value(meta)?),
-            keys::EXECUTION_TIME => self.execution_time.set(cx, path, string_value(meta)?),
-            keys::HANDOFF_PROTOCOL => self.handoff_protocol.set(cx, path, string_value(meta)?),
-            keys::VERSION => self.version.set(cx, path, string_value(meta)?),
-            keys::TAGS => self.tags.set(cx, path, string_list(meta)?),
-            keys::ERRORS => self.errors.set(cx, path, string_list(meta)?),
-            keys::ALIASES => self.aliases.set(cx, path, string_list(meta)?),
-            keys::DEPRECATED_ALIASES => self.deprecated_aliases.set(cx, path, string_list(meta)?),
-            keys::CONTEXTS => self.contexts.set(cx, path, string_list(meta)?),
-            keys::MUTATION => self.mutation.set(cx, path, flag(meta)?),
-            keys::DESTRUCTIVE => self.destructive.set(cx, path, flag(meta)?),
-            keys::IDEMPOTENT => self.idempotent.set(cx, path, flag(meta)?),
-            keys::HANDOFF => self.handoff.set(cx, path, flag(meta)?),
-            keys::EAGER => self.eager.set(cx, path, flag(meta)?),
-            keys::EXPOSE => self.expose.set(cx, path, surfaces(cx, meta)?),
+            keys::NAME => self.name.set(errors, path, string_value(meta)?),
+            keys::CATEGORY => self.category.set(errors, path, string_value(meta)?),
+            keys::CONFIRM_PROMPT => self.confirm_prompt.set(errors, path, string_value(meta)?),
+            keys::EXECUTION_TIME => self.execution_time.set(errors, path, string_value(meta)?),
+            keys::HANDOFF_PROTOCOL => self.handoff_protocol.set(errors, path, string_value(meta)?),
+            keys::VERSION => self.version.set(errors, path, string_value(meta)?),
+            keys::TAGS => self.tags.set(errors, path, string_list(meta)?),
+            keys::ERRORS => self.error_codes.set(errors, path, string_list(meta)?),
+            keys::ALIASES => self.aliases.set(errors, path, string_list(meta)?),
+            keys::DEPRECATED_ALIASES => {
+                self.deprecated_aliases
+                    .set(errors, path, string_list(meta)?)
+            }
+            keys::CONTEXTS => self.contexts.set(errors, path, string_list(meta)?),
+            keys::MUTATION => self.mutation.set(errors, path, flag(meta)?),
+            keys::DESTRUCTIVE => self.destructive.set(errors, path, flag(meta)?),
+            keys::IDEMPOTENT => self.idempotent.set(errors, path, flag(meta)?),
+            keys::HANDOFF => self.handoff.set(errors, path, flag(meta)?),
+            keys::EAGER => self.eager.set(errors, path, flag(meta)?),
+            keys::EXPOSE => self.expose.set(errors, path, surfaces(errors, meta)?),
             other => return Err(meta.error(unknown_key_message(other))),
         }
         Ok(())
@@ -262,7 +265,10 @@ pub(crate) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
 }
 
 /// `expose(mcp = false, cli = true)`.
-fn surfaces(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::Ident, LitBool)>> {
+fn surfaces(
+    errors: &Errors,
+    meta: &ParseNestedMeta<'_>,
+) -> syn::Result<Vec<(syn::Ident, LitBool)>> {
     let mut surfaces: Vec<(syn::Ident, LitBool)> = Vec::new();
     meta.parse_nested_meta(|inner| {
         let Some(ident) = inner.path.get_ident().cloned() else {
@@ -272,7 +278,7 @@ fn surfaces(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::Iden
         let value = inner.value()?.parse::<LitBool>()?;
         let surface = ident.to_string();
         if !keys::SURFACES.contains(&surface.as_str()) {
-            cx.error_spanned_by(
+            errors.error_spanned_by(
                 &ident,
                 format!(
                     "unknown surface `{surface}`; {}",
@@ -282,7 +288,7 @@ fn surfaces(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::Iden
             return Ok(());
         }
         if surfaces.iter().any(|(seen, _)| *seen == ident) {
-            cx.error_spanned_by(&ident, format!("duplicate `{ident}`"));
+            errors.error_spanned_by(&ident, format!("duplicate `{ident}`"));
         } else {
             surfaces.push((ident, value));
         }

@@ -1,4 +1,4 @@
-//! `context! { ... }`: the declaration of a runtime context (seed 003), parsed, validated and
+//! `context! { ... }`: the declaration of a runtime context, parsed, validated and
 //! expanded into an `inventory` registration like a command's.
 
 use proc_macro2::{Span, TokenStream};
@@ -9,7 +9,7 @@ use syn::{Attribute, LitInt, LitStr, Token};
 
 use crate::attr::{Attr, Flag, expectation, flag, skip_value, string_list, string_value};
 use crate::case::is_kebab;
-use crate::ctxt::Ctxt;
+use crate::errors::Errors;
 use crate::valid::kebab_hint;
 
 /// The keys `context!` accepts.
@@ -27,16 +27,16 @@ struct Declaration {
 
 /// Expands `context! { /// doc  name = "...", ... }`.
 pub fn context(input: TokenStream) -> TokenStream {
-    let cx = Ctxt::default();
-    let declaration = parse(&cx, input);
-    validate(&cx, &declaration);
-    match cx.check() {
+    let errors = Errors::default();
+    let declaration = parse(&errors, input);
+    validate(&errors, &declaration);
+    match errors.check() {
         Ok(()) => expand(&declaration),
         Err(error) => error.to_compile_error(),
     }
 }
 
-fn parse(cx: &Ctxt, input: TokenStream) -> Declaration {
+fn parse(errors: &Errors, input: TokenStream) -> Declaration {
     let mut declaration = Declaration {
         docs: Vec::new(),
         name: Attr::none("name"),
@@ -48,8 +48,8 @@ fn parse(cx: &Ctxt, input: TokenStream) -> Declaration {
     let parser = |stream: ParseStream<'_>| -> syn::Result<()> {
         declaration.docs = stream.call(Attribute::parse_outer)?;
         let keys = syn::meta::parser(|meta| {
-            if let Err(error) = parse_key(cx, &mut declaration, &meta) {
-                cx.syn_error(error);
+            if let Err(error) = parse_key(errors, &mut declaration, &meta) {
+                errors.syn_error(error);
                 skip_value(&meta)?;
             }
             Ok(())
@@ -57,13 +57,13 @@ fn parse(cx: &Ctxt, input: TokenStream) -> Declaration {
         keys.parse2(stream.parse::<TokenStream>()?)
     };
     if let Err(error) = parser.parse2(input) {
-        cx.syn_error(error);
+        errors.syn_error(error);
     }
     declaration
 }
 
 fn parse_key(
-    cx: &Ctxt,
+    errors: &Errors,
     declaration: &mut Declaration,
     meta: &ParseNestedMeta<'_>,
 ) -> syn::Result<()> {
@@ -73,10 +73,10 @@ fn parse_key(
         .map(ToString::to_string)
         .unwrap_or_else(|| path.to_token_stream().to_string());
     match key.as_str() {
-        "name" => declaration.name.set(cx, path, string_value(meta)?),
-        "parent" => declaration.parent.set(cx, path, string_value(meta)?),
-        "triggers" => declaration.triggers.set(cx, path, string_list(meta)?),
-        "read_only" => declaration.read_only.set(cx, path, flag(meta)?),
+        "name" => declaration.name.set(errors, path, string_value(meta)?),
+        "parent" => declaration.parent.set(errors, path, string_value(meta)?),
+        "triggers" => declaration.triggers.set(errors, path, string_list(meta)?),
+        "read_only" => declaration.read_only.set(errors, path, flag(meta)?),
         "priority" => {
             if !meta.input.peek(Token![=]) {
                 return Err(meta.error("expected `priority = <integer>`"));
@@ -86,7 +86,7 @@ fn parse_key(
                 syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Int(int),
                     ..
-                }) => declaration.priority.set(cx, path, int),
+                }) => declaration.priority.set(errors, path, int),
                 syn::Expr::Unary(syn::ExprUnary {
                     op: syn::UnOp::Neg(_),
                     ..
@@ -132,14 +132,14 @@ fn description(docs: &[Attribute]) -> String {
     lines.join(" ").trim().to_owned()
 }
 
-fn validate(cx: &Ctxt, declaration: &Declaration) {
+fn validate(errors: &Errors, declaration: &Declaration) {
     for attr in &declaration.docs {
         if !attr.path().is_ident("doc") {
-            cx.error_spanned_by(attr, "only doc comments may precede a context's keys");
+            errors.error_spanned_by(attr, "only doc comments may precede a context's keys");
         }
     }
     let Some(name) = declaration.name.get() else {
-        cx.error_at(
+        errors.error_at(
             Span::call_site(),
             "a context needs a name: `name = \"document-editing\"`",
         );
@@ -147,7 +147,7 @@ fn validate(cx: &Ctxt, declaration: &Declaration) {
     };
     let value = name.value();
     if !is_kebab(&value) {
-        cx.error_spanned_by(
+        errors.error_spanned_by(
             name,
             format!(
                 "context names are kebab-case: `{}`, not `{value}`",
@@ -156,7 +156,7 @@ fn validate(cx: &Ctxt, declaration: &Declaration) {
         );
     }
     if description(&declaration.docs).is_empty() {
-        cx.error_spanned_by(
+        errors.error_spanned_by(
             name,
             "a context needs a doc comment: agents read it to choose a context (`/// Editing the document's text.`)",
         );
@@ -164,9 +164,9 @@ fn validate(cx: &Ctxt, declaration: &Declaration) {
     if let Some(parent) = declaration.parent.get() {
         let parent_name = parent.value();
         if parent_name == value {
-            cx.error_spanned_by(parent, "a context cannot be its own parent");
+            errors.error_spanned_by(parent, "a context cannot be its own parent");
         } else if !is_kebab(&parent_name) {
-            cx.error_spanned_by(
+            errors.error_spanned_by(
                 parent,
                 format!(
                     "context names are kebab-case: `{}`, not `{parent_name}`",
@@ -178,7 +178,7 @@ fn validate(cx: &Ctxt, declaration: &Declaration) {
     if let Some(priority) = declaration.priority.get()
         && priority.base10_parse::<u16>().is_err()
     {
-        cx.error_spanned_by(priority, "`priority` is an integer from 0 to 65535");
+        errors.error_spanned_by(priority, "`priority` is an integer from 0 to 65535");
     }
     let triggers = declaration
         .triggers
@@ -188,9 +188,9 @@ fn validate(cx: &Ctxt, declaration: &Declaration) {
     for (index, trigger) in triggers.iter().enumerate() {
         let word = trigger.value();
         if word.trim().is_empty() {
-            cx.error_spanned_by(trigger, "a trigger keyword cannot be empty");
+            errors.error_spanned_by(trigger, "a trigger keyword cannot be empty");
         } else if triggers[..index].iter().any(|seen| seen.value() == word) {
-            cx.error_spanned_by(trigger, format!("duplicate trigger `{word}`"));
+            errors.error_spanned_by(trigger, format!("duplicate trigger `{word}`"));
         }
     }
 }

@@ -9,16 +9,16 @@ use syn::{ItemFn, LitStr, Type};
 
 use crate::ast::{Handler, Output, Param};
 use crate::attr::Attrs;
-use crate::ctxt::Ctxt;
+use crate::errors::Errors;
 use crate::valid;
 
 /// Expands `#[command(args)] item`.
 pub fn command(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
-    let cx = Ctxt::default();
-    let attrs = Attrs::parse(&cx, args);
-    let handler = Handler::from_fn(&cx, item);
-    valid::check(&cx, &attrs, &handler);
-    cx.check()?;
+    let errors = Errors::default();
+    let attrs = Attrs::parse(&errors, args);
+    let handler = Handler::from_fn(&errors, item);
+    valid::check(&errors, &attrs, &handler);
+    errors.check()?;
     Ok(generate(&attrs, &handler))
 }
 
@@ -125,9 +125,9 @@ fn builder_calls(attrs: &Attrs, rt: &TokenStream) -> TokenStream {
         };
         calls.extend(quote!(.with_execution_time(#rt::ExecutionTime::#variant)));
     }
-    if let Some(errors) = attrs.errors.get() {
-        let errors = strings(errors);
-        calls.extend(quote!(.with_errors(#errors)));
+    if let Some(codes) = attrs.error_codes.get() {
+        let codes = strings(codes);
+        calls.extend(quote!(.with_errors(#codes)));
     }
     if attrs.handoff.get().is_some() {
         let protocol = match attrs.handoff_protocol.get() {

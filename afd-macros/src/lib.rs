@@ -5,7 +5,7 @@ mod ast;
 mod attr;
 mod case;
 mod context;
-mod ctxt;
+mod errors;
 mod expand;
 mod fallback;
 mod valid;

@@ -3,7 +3,7 @@
 use crate::ast::Handler;
 use crate::attr::Attrs;
 use crate::case::{is_kebab, is_screaming_snake, to_kebab};
-use crate::ctxt::Ctxt;
+use crate::errors::Errors;
 
 /// The execution-time classes `execution_time = "..."` accepts.
 pub const EXECUTION_TIMES: &[&str] = &["instant", "fast", "slow", "long-running"];
@@ -18,14 +18,14 @@ pub fn command_name(attrs: &Attrs, handler: &Handler<'_>) -> String {
 }
 
 /// Records every inconsistency between the attributes and the function.
-pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
+pub fn check(errors: &Errors, attrs: &Attrs, handler: &Handler<'_>) {
     let name = command_name(attrs, handler);
     match attrs.name.get() {
-        Some(lit) if !is_kebab(&name) => cx.error_spanned_by(
+        Some(lit) if !is_kebab(&name) => errors.error_spanned_by(
             lit,
             format!("command names are kebab-case: `{}`, not `{name}`", kebab_hint(&name)),
         ),
-        None if !is_kebab(&name) => cx.error_at(
+        None if !is_kebab(&name) => errors.error_at(
             handler.ident_span(),
             format!("the command name `{name}` derived from this function is not kebab-case; set `name = \"...\"`"),
         ),
@@ -33,7 +33,7 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
     }
 
     if handler.description().is_empty() {
-        cx.error_at(
+        errors.error_at(
             handler.ident_span(),
             "a command needs a doc comment: its first sentence is the summary agents see (`/// Create a todo.`)",
         );
@@ -48,7 +48,7 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
     {
         let value = alias.value();
         if !is_kebab(&value) {
-            cx.error_spanned_by(
+            errors.error_spanned_by(
                 alias,
                 format!(
                     "aliases are kebab-case: `{}`, not `{value}`",
@@ -56,7 +56,7 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
                 ),
             );
         } else if value == name {
-            cx.error_spanned_by(
+            errors.error_spanned_by(
                 alias,
                 format!("`{value}` is the command's own name, not an alias"),
             );
@@ -66,18 +66,18 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
     if let Some(category) = attrs.category.get()
         && category.value().trim().is_empty()
     {
-        cx.error_spanned_by(category, "`category` cannot be empty");
+        errors.error_spanned_by(category, "`category` cannot be empty");
     }
     for tag in attrs.tags.get().into_iter().flatten() {
         if tag.value().trim().is_empty() {
-            cx.error_spanned_by(tag, "a tag cannot be empty");
+            errors.error_spanned_by(tag, "a tag cannot be empty");
         }
     }
     let contexts = attrs.contexts.get().map(Vec::as_slice).unwrap_or_default();
     for (index, context) in contexts.iter().enumerate() {
         let value = context.value();
         if !is_kebab(&value) {
-            cx.error_spanned_by(
+            errors.error_spanned_by(
                 context,
                 format!(
                     "context names are kebab-case: `{}`, not `{value}`",
@@ -85,30 +85,30 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
                 ),
             );
         } else if contexts[..index].iter().any(|seen| seen.value() == value) {
-            cx.error_spanned_by(context, format!("duplicate context `{value}`"));
+            errors.error_spanned_by(context, format!("duplicate context `{value}`"));
         }
     }
     if let (Some(tokens), true) = (attrs.contexts.tokens(), contexts.is_empty()) {
-        cx.error_spanned_by(
+        errors.error_spanned_by(
             tokens,
             "`contexts()` is empty: name at least one context, or remove it to make the command universal",
         );
     }
-    for code in attrs.errors.get().into_iter().flatten() {
+    for code in attrs.error_codes.get().into_iter().flatten() {
         if !is_screaming_snake(&code.value()) {
-            cx.error_spanned_by(code, "error codes are SCREAMING_SNAKE_CASE: `NOT_FOUND`");
+            errors.error_spanned_by(code, "error codes are SCREAMING_SNAKE_CASE: `NOT_FOUND`");
         }
     }
 
     if attrs.mutation.get().is_none() {
         if let Some(tokens) = attrs.destructive.tokens() {
-            cx.error_spanned_by(tokens, "`destructive` requires `mutation`");
+            errors.error_spanned_by(tokens, "`destructive` requires `mutation`");
         }
         if let Some(tokens) = attrs.confirm_prompt.tokens() {
-            cx.error_spanned_by(tokens, "`confirm_prompt` requires `mutation`");
+            errors.error_spanned_by(tokens, "`confirm_prompt` requires `mutation`");
         }
         if let Some(tokens) = attrs.idempotent.tokens() {
-            cx.error_spanned_by(
+            errors.error_spanned_by(
                 tokens,
                 "`idempotent` requires `mutation`: read-only commands are idempotent already",
             );
@@ -117,12 +117,12 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
     if attrs.handoff.get().is_none()
         && let Some(tokens) = attrs.handoff_protocol.tokens()
     {
-        cx.error_spanned_by(tokens, "`handoff_protocol` requires `handoff`");
+        errors.error_spanned_by(tokens, "`handoff_protocol` requires `handoff`");
     }
     if let Some(time) = attrs.execution_time.get()
         && !EXECUTION_TIMES.contains(&time.value().as_str())
     {
-        cx.error_spanned_by(
+        errors.error_spanned_by(
             time,
             format!(
                 "unknown execution time `{}`; expected one of `instant`, `fast`, `slow`, `long-running`",
@@ -133,7 +133,7 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
     if let Some(version) = attrs.version.get()
         && version.value().trim().is_empty()
     {
-        cx.error_spanned_by(version, "`version` cannot be empty");
+        errors.error_spanned_by(version, "`version` cannot be empty");
     }
 }
 
