@@ -1,57 +1,17 @@
-//! The arguments of `#[command(...)]`: a closed set of keys, each set at most once.
+//! The arguments of `#[command(...)]`: a comma-separated list of `key = "value"`,
+//! `key("a", "b")` and bare flags, read into typed attributes. Each key is set at most once;
+//! an unknown or malformed key is recorded and reading carries on, so that every mistake is
+//! reported at once.
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{LitBool, LitStr, Token};
 
-use crate::case::closest;
 use crate::errors::Errors;
-
-/// The keys `#[command(...)]` accepts.
-pub mod keys {
-    pub const NAME: &str = "name";
-    pub const CATEGORY: &str = "category";
-    pub const TAGS: &str = "tags";
-    pub const MUTATION: &str = "mutation";
-    pub const DESTRUCTIVE: &str = "destructive";
-    pub const IDEMPOTENT: &str = "idempotent";
-    pub const CONFIRM_PROMPT: &str = "confirm_prompt";
-    pub const EXECUTION_TIME: &str = "execution_time";
-    pub const ERRORS: &str = "errors";
-    pub const HANDOFF: &str = "handoff";
-    pub const HANDOFF_PROTOCOL: &str = "handoff_protocol";
-    pub const VERSION: &str = "version";
-    pub const EXPOSE: &str = "expose";
-    pub const ALIASES: &str = "aliases";
-    pub const DEPRECATED_ALIASES: &str = "deprecated_aliases";
-    pub const EAGER: &str = "eager";
-    pub const CONTEXTS: &str = "contexts";
-
-    pub const ALL: &[&str] = &[
-        NAME,
-        CATEGORY,
-        TAGS,
-        MUTATION,
-        DESTRUCTIVE,
-        IDEMPOTENT,
-        CONFIRM_PROMPT,
-        EXECUTION_TIME,
-        ERRORS,
-        HANDOFF,
-        HANDOFF_PROTOCOL,
-        VERSION,
-        EXPOSE,
-        ALIASES,
-        DEPRECATED_ALIASES,
-        EAGER,
-        CONTEXTS,
-    ];
-
-    /// The surfaces `expose(...)` accepts.
-    pub const SURFACES: &[&str] = &["mcp", "cli", "agent", "palette"];
-}
+use crate::words::{CommandKey, ExecutionTime, Surface, Words};
 
 /// One attribute value: remembers the tokens it was set with, and flags a second setting.
 pub struct Attr<T> {
@@ -60,8 +20,11 @@ pub struct Attr<T> {
 }
 
 impl<T> Attr<T> {
-    pub(crate) fn none(key: &'static str) -> Self {
-        Attr { key, value: None }
+    pub(crate) fn none(key: impl Words) -> Self {
+        Attr {
+            key: key.word(),
+            value: None,
+        }
     }
 
     pub(crate) fn set(&mut self, errors: &Errors, tokens: impl ToTokens, value: T) {
@@ -87,8 +50,15 @@ impl<T> Attr<T> {
 /// A flag such as `mutation`: set or not; the span of the key when set.
 pub type Flag = Attr<Span>;
 
+/// One `surface = bool` of `expose(...)`, with the surface as written, for the setter's span.
+pub struct Exposed {
+    pub surface: Surface,
+    pub ident: syn::Ident,
+    pub on: LitBool,
+}
+
 /// The parsed `#[command(...)]` arguments.
-pub struct Attrs {
+pub struct CommandAttrs {
     pub name: Attr<LitStr>,
     pub category: Attr<LitStr>,
     pub tags: Attr<Vec<LitStr>>,
@@ -96,99 +66,109 @@ pub struct Attrs {
     pub destructive: Flag,
     pub idempotent: Flag,
     pub confirm_prompt: Attr<LitStr>,
-    pub execution_time: Attr<LitStr>,
+    pub execution_time: Attr<ExecutionTime>,
     pub error_codes: Attr<Vec<LitStr>>,
     pub handoff: Flag,
     pub handoff_protocol: Attr<LitStr>,
     pub version: Attr<LitStr>,
-    pub expose: Attr<Vec<(syn::Ident, LitBool)>>,
+    pub expose: Attr<Vec<Exposed>>,
     pub aliases: Attr<Vec<LitStr>>,
     pub deprecated_aliases: Attr<Vec<LitStr>>,
     pub eager: Flag,
     pub contexts: Attr<Vec<LitStr>>,
 }
 
-impl Attrs {
+impl CommandAttrs {
     /// Parses the arguments, recording every mistake in `errors` and carrying on.
-    pub fn parse(errors: &Errors, args: TokenStream) -> Attrs {
-        let mut attrs = Attrs {
-            name: Attr::none(keys::NAME),
-            category: Attr::none(keys::CATEGORY),
-            tags: Attr::none(keys::TAGS),
-            mutation: Attr::none(keys::MUTATION),
-            destructive: Attr::none(keys::DESTRUCTIVE),
-            idempotent: Attr::none(keys::IDEMPOTENT),
-            confirm_prompt: Attr::none(keys::CONFIRM_PROMPT),
-            execution_time: Attr::none(keys::EXECUTION_TIME),
-            error_codes: Attr::none(keys::ERRORS),
-            handoff: Attr::none(keys::HANDOFF),
-            handoff_protocol: Attr::none(keys::HANDOFF_PROTOCOL),
-            version: Attr::none(keys::VERSION),
-            expose: Attr::none(keys::EXPOSE),
-            aliases: Attr::none(keys::ALIASES),
-            deprecated_aliases: Attr::none(keys::DEPRECATED_ALIASES),
-            eager: Attr::none(keys::EAGER),
-            contexts: Attr::none(keys::CONTEXTS),
+    pub fn parse(errors: &Errors, args: TokenStream) -> CommandAttrs {
+        let mut attrs = CommandAttrs {
+            name: Attr::none(CommandKey::Name),
+            category: Attr::none(CommandKey::Category),
+            tags: Attr::none(CommandKey::Tags),
+            mutation: Attr::none(CommandKey::Mutation),
+            destructive: Attr::none(CommandKey::Destructive),
+            idempotent: Attr::none(CommandKey::Idempotent),
+            confirm_prompt: Attr::none(CommandKey::ConfirmPrompt),
+            execution_time: Attr::none(CommandKey::ExecutionTime),
+            error_codes: Attr::none(CommandKey::Errors),
+            handoff: Attr::none(CommandKey::Handoff),
+            handoff_protocol: Attr::none(CommandKey::HandoffProtocol),
+            version: Attr::none(CommandKey::Version),
+            expose: Attr::none(CommandKey::Expose),
+            aliases: Attr::none(CommandKey::Aliases),
+            deprecated_aliases: Attr::none(CommandKey::DeprecatedAliases),
+            eager: Attr::none(CommandKey::Eager),
+            contexts: Attr::none(CommandKey::Contexts),
         };
-        let parser = syn::meta::parser(|meta| {
-            if let Err(error) = attrs.parse_one(errors, &meta) {
-                errors.syn_error(error);
-                skip_value(&meta)?;
-            }
-            Ok(())
-        });
-        if let Err(error) = syn::parse::Parser::parse2(parser, args) {
-            errors.syn_error(error);
-        }
+        parse_keys(errors, args, |key, meta| attrs.set(errors, key, meta));
         attrs
     }
 
-    fn parse_one(&mut self, errors: &Errors, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    fn set(
+        &mut self,
+        errors: &Errors,
+        key: CommandKey,
+        meta: &ParseNestedMeta<'_>,
+    ) -> syn::Result<()> {
         let path = &meta.path;
-        let Some(key) = path.get_ident().map(ToString::to_string) else {
-            return Err(meta.error(unknown_key_message(&path.to_token_stream().to_string())));
-        };
-        match key.as_str() {
-            keys::NAME => self.name.set(errors, path, string_value(meta)?),
-            keys::CATEGORY => self.category.set(errors, path, string_value(meta)?),
-            keys::CONFIRM_PROMPT => self.confirm_prompt.set(errors, path, string_value(meta)?),
-            keys::EXECUTION_TIME => self.execution_time.set(errors, path, string_value(meta)?),
-            keys::HANDOFF_PROTOCOL => self.handoff_protocol.set(errors, path, string_value(meta)?),
-            keys::VERSION => self.version.set(errors, path, string_value(meta)?),
-            keys::TAGS => self.tags.set(errors, path, string_list(meta)?),
-            keys::ERRORS => self.error_codes.set(errors, path, string_list(meta)?),
-            keys::ALIASES => self.aliases.set(errors, path, string_list(meta)?),
-            keys::DEPRECATED_ALIASES => {
-                self.deprecated_aliases
-                    .set(errors, path, string_list(meta)?)
+        match key {
+            CommandKey::Name => self.name.set(errors, path, string_value(meta)?),
+            CommandKey::Category => self.category.set(errors, path, string_value(meta)?),
+            CommandKey::ConfirmPrompt => {
+                self.confirm_prompt.set(errors, path, string_value(meta)?);
             }
-            keys::CONTEXTS => self.contexts.set(errors, path, string_list(meta)?),
-            keys::MUTATION => self.mutation.set(errors, path, flag(meta)?),
-            keys::DESTRUCTIVE => self.destructive.set(errors, path, flag(meta)?),
-            keys::IDEMPOTENT => self.idempotent.set(errors, path, flag(meta)?),
-            keys::HANDOFF => self.handoff.set(errors, path, flag(meta)?),
-            keys::EAGER => self.eager.set(errors, path, flag(meta)?),
-            keys::EXPOSE => self.expose.set(errors, path, surfaces(errors, meta)?),
-            other => return Err(meta.error(unknown_key_message(other))),
+            CommandKey::ExecutionTime => {
+                self.execution_time.set(errors, path, execution_time(meta)?);
+            }
+            CommandKey::HandoffProtocol => {
+                self.handoff_protocol.set(errors, path, string_value(meta)?);
+            }
+            CommandKey::Version => self.version.set(errors, path, string_value(meta)?),
+            CommandKey::Tags => self.tags.set(errors, path, string_list(meta)?),
+            CommandKey::Errors => self.error_codes.set(errors, path, string_list(meta)?),
+            CommandKey::Aliases => self.aliases.set(errors, path, string_list(meta)?),
+            CommandKey::DeprecatedAliases => {
+                self.deprecated_aliases
+                    .set(errors, path, string_list(meta)?);
+            }
+            CommandKey::Contexts => self.contexts.set(errors, path, string_list(meta)?),
+            CommandKey::Mutation => self.mutation.set(errors, path, flag(meta)?),
+            CommandKey::Destructive => self.destructive.set(errors, path, flag(meta)?),
+            CommandKey::Idempotent => self.idempotent.set(errors, path, flag(meta)?),
+            CommandKey::Handoff => self.handoff.set(errors, path, flag(meta)?),
+            CommandKey::Eager => self.eager.set(errors, path, flag(meta)?),
+            CommandKey::Expose => self.expose.set(errors, path, surfaces(errors, meta)?),
         }
         Ok(())
     }
 }
 
-fn unknown_key_message(key: &str) -> String {
-    format!(
-        "unknown `#[command]` key `{key}`; {}",
-        expectation(key, keys::ALL)
-    )
-}
-
-/// "did you mean `category`?" when a candidate is close, else "expected one of ...".
-pub(crate) fn expectation(word: &str, candidates: &[&str]) -> String {
-    if let Some(candidate) = closest(word, candidates) {
-        return format!("did you mean `{candidate}`?");
+/// Reads `key = value, ...`: each key is looked up in `K` (an unknown one is an error
+/// spanned on it) and `read` takes its value. After an error, the rest of that key's value
+/// is skipped, so the keys after it are still read.
+pub fn parse_keys<K: Words>(
+    errors: &Errors,
+    tokens: TokenStream,
+    mut read: impl FnMut(K, &ParseNestedMeta<'_>) -> syn::Result<()>,
+) {
+    let parser = syn::meta::parser(|meta| {
+        let key = meta
+            .path
+            .get_ident()
+            .and_then(|ident| K::from_word(&ident.to_string()));
+        let read = match key {
+            Some(key) => read(key, &meta),
+            None => Err(meta.error(K::unknown(&key_name(&meta)))),
+        };
+        if let Err(error) = read {
+            errors.syn_error(error);
+            skip_value(&meta)?;
+        }
+        Ok(())
+    });
+    if let Err(error) = parser.parse2(tokens) {
+        errors.syn_error(error);
     }
-    let expected: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
-    format!("expected one of {}", expected.join(", "))
 }
 
 fn key_name(meta: &ParseNestedMeta<'_>) -> String {
@@ -264,33 +244,31 @@ pub(crate) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
     Ok(syn::spanned::Spanned::span(&meta.path))
 }
 
+/// `execution_time = "slow"`: one of the classes, the error on the literal otherwise.
+fn execution_time(meta: &ParseNestedMeta<'_>) -> syn::Result<ExecutionTime> {
+    let lit = string_value(meta)?;
+    let word = lit.value();
+    ExecutionTime::from_word(&word)
+        .ok_or_else(|| syn::Error::new_spanned(&lit, ExecutionTime::unknown(&word)))
+}
+
 /// `expose(mcp = false, cli = true)`.
-fn surfaces(
-    errors: &Errors,
-    meta: &ParseNestedMeta<'_>,
-) -> syn::Result<Vec<(syn::Ident, LitBool)>> {
-    let mut surfaces: Vec<(syn::Ident, LitBool)> = Vec::new();
+fn surfaces(errors: &Errors, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Exposed>> {
+    let mut surfaces: Vec<Exposed> = Vec::new();
     meta.parse_nested_meta(|inner| {
         let Some(ident) = inner.path.get_ident().cloned() else {
             return Err(inner.error("expected a surface name"));
         };
         // Read the value first, so an unknown surface does not derail the rest.
-        let value = inner.value()?.parse::<LitBool>()?;
-        let surface = ident.to_string();
-        if !keys::SURFACES.contains(&surface.as_str()) {
-            errors.error_spanned_by(
-                &ident,
-                format!(
-                    "unknown surface `{surface}`; {}",
-                    expectation(&surface, keys::SURFACES)
-                ),
-            );
+        let on = inner.value()?.parse::<LitBool>()?;
+        let Some(surface) = Surface::from_word(&ident.to_string()) else {
+            errors.error_spanned_by(&ident, Surface::unknown(&ident.to_string()));
             return Ok(());
-        }
-        if surfaces.iter().any(|(seen, _)| *seen == ident) {
+        };
+        if surfaces.iter().any(|seen| seen.surface == surface) {
             errors.error_spanned_by(&ident, format!("duplicate `{ident}`"));
         } else {
-            surfaces.push((ident, value));
+            surfaces.push(Exposed { surface, ident, on });
         }
         Ok(())
     })?;

@@ -2,18 +2,16 @@
 //! expanded into an `inventory` registration like a command's.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote};
+use quote::quote;
 use syn::meta::ParseNestedMeta;
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, LitInt, LitStr, Token};
 
-use crate::attr::{Attr, Flag, expectation, flag, skip_value, string_list, string_value};
+use crate::attr::{Attr, Flag, flag, parse_keys, string_list, string_value};
 use crate::case::is_kebab;
 use crate::errors::Errors;
 use crate::valid::kebab_hint;
-
-/// The keys `context!` accepts.
-const KEYS: &[&str] = &["name", "parent", "priority", "triggers", "read_only"];
+use crate::words::ContextKey;
 
 /// A parsed declaration.
 struct Declaration {
@@ -39,22 +37,19 @@ pub fn context(input: TokenStream) -> TokenStream {
 fn parse(errors: &Errors, input: TokenStream) -> Declaration {
     let mut declaration = Declaration {
         docs: Vec::new(),
-        name: Attr::none("name"),
-        parent: Attr::none("parent"),
-        priority: Attr::none("priority"),
-        triggers: Attr::none("triggers"),
-        read_only: Attr::none("read_only"),
+        name: Attr::none(ContextKey::Name),
+        parent: Attr::none(ContextKey::Parent),
+        priority: Attr::none(ContextKey::Priority),
+        triggers: Attr::none(ContextKey::Triggers),
+        read_only: Attr::none(ContextKey::ReadOnly),
     };
     let parser = |stream: ParseStream<'_>| -> syn::Result<()> {
         declaration.docs = stream.call(Attribute::parse_outer)?;
-        let keys = syn::meta::parser(|meta| {
-            if let Err(error) = parse_key(errors, &mut declaration, &meta) {
-                errors.syn_error(error);
-                skip_value(&meta)?;
-            }
-            Ok(())
+        let keys = stream.parse::<TokenStream>()?;
+        parse_keys(errors, keys, |key, meta| {
+            parse_key(errors, &mut declaration, key, meta)
         });
-        keys.parse2(stream.parse::<TokenStream>()?)
+        Ok(())
     };
     if let Err(error) = parser.parse2(input) {
         errors.syn_error(error);
@@ -65,19 +60,16 @@ fn parse(errors: &Errors, input: TokenStream) -> Declaration {
 fn parse_key(
     errors: &Errors,
     declaration: &mut Declaration,
+    key: ContextKey,
     meta: &ParseNestedMeta<'_>,
 ) -> syn::Result<()> {
     let path = &meta.path;
-    let key = path
-        .get_ident()
-        .map(ToString::to_string)
-        .unwrap_or_else(|| path.to_token_stream().to_string());
-    match key.as_str() {
-        "name" => declaration.name.set(errors, path, string_value(meta)?),
-        "parent" => declaration.parent.set(errors, path, string_value(meta)?),
-        "triggers" => declaration.triggers.set(errors, path, string_list(meta)?),
-        "read_only" => declaration.read_only.set(errors, path, flag(meta)?),
-        "priority" => {
+    match key {
+        ContextKey::Name => declaration.name.set(errors, path, string_value(meta)?),
+        ContextKey::Parent => declaration.parent.set(errors, path, string_value(meta)?),
+        ContextKey::Triggers => declaration.triggers.set(errors, path, string_list(meta)?),
+        ContextKey::ReadOnly => declaration.read_only.set(errors, path, flag(meta)?),
+        ContextKey::Priority => {
             if !meta.input.peek(Token![=]) {
                 return Err(meta.error("expected `priority = <integer>`"));
             }
@@ -103,12 +95,6 @@ fn parse_key(
                     ));
                 }
             }
-        }
-        other => {
-            return Err(meta.error(format!(
-                "unknown `context!` key `{other}`; {}",
-                expectation(other, KEYS)
-            )));
         }
     }
     Ok(())

@@ -8,21 +8,22 @@ use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr, Type};
 
 use crate::ast::{Handler, Output, Param};
-use crate::attr::Attrs;
+use crate::attr::CommandAttrs;
 use crate::errors::Errors;
 use crate::valid;
+use crate::words::ExecutionTime;
 
 /// Expands `#[command(args)] item`.
 pub fn command(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let errors = Errors::default();
-    let attrs = Attrs::parse(&errors, args);
+    let attrs = CommandAttrs::parse(&errors, args);
     let handler = Handler::from_fn(&errors, item);
     valid::check(&errors, &attrs, &handler);
     errors.check()?;
     Ok(generate(&attrs, &handler))
 }
 
-fn generate(attrs: &Attrs, handler: &Handler<'_>) -> TokenStream {
+fn generate(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream {
     let rt = quote!(::afd_runtime::__private);
     let item = handler.item;
     let ident = &item.sig.ident;
@@ -94,7 +95,7 @@ pub fn source_location(span: proc_macro2::Span, rt: &TokenStream) -> TokenStream
     }
 }
 
-fn builder_calls(attrs: &Attrs, rt: &TokenStream) -> TokenStream {
+fn builder_calls(attrs: &CommandAttrs, rt: &TokenStream) -> TokenStream {
     let mut calls = TokenStream::new();
     let strings = |list: &Vec<LitStr>| quote!(&[#(#list),*]);
     if let Some(category) = attrs.category.get() {
@@ -117,11 +118,11 @@ fn builder_calls(attrs: &Attrs, rt: &TokenStream) -> TokenStream {
         calls.extend(quote!(.with_confirm_prompt(#prompt)));
     }
     if let Some(time) = attrs.execution_time.get() {
-        let variant = match time.value().as_str() {
-            "instant" => quote!(Instant),
-            "fast" => quote!(Fast),
-            "slow" => quote!(Slow),
-            _ => quote!(LongRunning),
+        let variant = match time {
+            ExecutionTime::Instant => quote!(Instant),
+            ExecutionTime::Fast => quote!(Fast),
+            ExecutionTime::Slow => quote!(Slow),
+            ExecutionTime::LongRunning => quote!(LongRunning),
         };
         calls.extend(quote!(.with_execution_time(#rt::ExecutionTime::#variant)));
     }
@@ -140,7 +141,10 @@ fn builder_calls(attrs: &Attrs, rt: &TokenStream) -> TokenStream {
         calls.extend(quote!(.with_version(#version)));
     }
     if let Some(surfaces) = attrs.expose.get() {
-        let setters = surfaces.iter().map(|(surface, on)| quote!(.#surface(#on)));
+        let setters = surfaces.iter().map(|exposed| {
+            let (surface, on) = (&exposed.ident, &exposed.on);
+            quote!(.#surface(#on))
+        });
         calls.extend(quote!(.with_expose(#rt::Expose::ALL #(#setters)*)));
     }
     if let Some(aliases) = attrs.aliases.get() {

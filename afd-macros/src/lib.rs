@@ -9,6 +9,7 @@ mod errors;
 mod expand;
 mod fallback;
 mod valid;
+mod words;
 
 use proc_macro::TokenStream;
 

@@ -1,15 +1,12 @@
 //! Checks that involve several attributes, or an attribute and the function.
 
 use crate::ast::Handler;
-use crate::attr::Attrs;
+use crate::attr::CommandAttrs;
 use crate::case::{is_kebab, is_screaming_snake, to_kebab};
 use crate::errors::Errors;
 
-/// The execution-time classes `execution_time = "..."` accepts.
-pub const EXECUTION_TIMES: &[&str] = &["instant", "fast", "slow", "long-running"];
-
 /// The command's name: `name = "..."`, else the function name in kebab-case.
-pub fn command_name(attrs: &Attrs, handler: &Handler<'_>) -> String {
+pub fn command_name(attrs: &CommandAttrs, handler: &Handler<'_>) -> String {
     attrs
         .name
         .get()
@@ -18,7 +15,7 @@ pub fn command_name(attrs: &Attrs, handler: &Handler<'_>) -> String {
 }
 
 /// Records every inconsistency between the attributes and the function.
-pub fn check(errors: &Errors, attrs: &Attrs, handler: &Handler<'_>) {
+pub fn check(errors: &Errors, attrs: &CommandAttrs, handler: &Handler<'_>) {
     let name = command_name(attrs, handler);
     match attrs.name.get() {
         Some(lit) if !is_kebab(&name) => errors.error_spanned_by(
@@ -118,17 +115,6 @@ pub fn check(errors: &Errors, attrs: &Attrs, handler: &Handler<'_>) {
         && let Some(tokens) = attrs.handoff_protocol.tokens()
     {
         errors.error_spanned_by(tokens, "`handoff_protocol` requires `handoff`");
-    }
-    if let Some(time) = attrs.execution_time.get()
-        && !EXECUTION_TIMES.contains(&time.value().as_str())
-    {
-        errors.error_spanned_by(
-            time,
-            format!(
-                "unknown execution time `{}`; expected one of `instant`, `fast`, `slow`, `long-running`",
-                time.value()
-            ),
-        );
     }
     if let Some(version) = attrs.version.get()
         && version.value().trim().is_empty()
