@@ -1,9 +1,49 @@
-//! The handler function as the macro sees it: its parameters (input, context) and its
-//! return type, borrowed from the syn input so every error keeps the user's span.
+//! What each macro is given, as the later stages see it: the handler function of
+//! `#[command]` (its parameters and return type, borrowed from the syn input so every
+//! error keeps the user's span) and the declaration of `context!` (its doc comments and
+//! keys).
 
-use syn::{FnArg, GenericParam, ItemFn, Pat, ReturnType, Type};
+use proc_macro2::TokenStream;
+use syn::parse::{ParseStream, Parser};
+use syn::{Attribute, FnArg, GenericParam, ItemFn, Pat, ReturnType, Type};
 
+use crate::attr::ContextAttrs;
 use crate::errors::Errors;
+
+/// A `context! { /// doc  name = "...", ... }` declaration.
+pub struct Declaration {
+    /// The attributes before the keys: doc comments, which `valid` insists on.
+    pub docs: Vec<Attribute>,
+    pub attrs: ContextAttrs,
+}
+
+impl Declaration {
+    /// Reads the doc comments, then the keys, recording every mistake in `errors`.
+    pub fn parse(errors: &Errors, input: TokenStream) -> Declaration {
+        let mut docs = Vec::new();
+        let mut keys = TokenStream::new();
+        let split = |stream: ParseStream<'_>| -> syn::Result<()> {
+            docs = stream.call(Attribute::parse_outer)?;
+            keys = stream.parse()?;
+            Ok(())
+        };
+        if let Err(error) = split.parse2(input) {
+            errors.syn_error(error);
+        }
+        Declaration {
+            docs,
+            attrs: ContextAttrs::parse(errors, keys),
+        }
+    }
+
+    /// The description: the doc comments' lines joined into one paragraph.
+    pub fn description(&self) -> String {
+        let lines: Vec<String> = doc_strings(&self.docs)
+            .map(|text| text.trim().to_owned())
+            .collect();
+        lines.join(" ").trim().to_owned()
+    }
+}
 
 /// A parameter of the handler.
 pub enum Param<'a> {
@@ -292,7 +332,14 @@ fn contains_impl_trait(ty: &Type) -> bool {
 }
 
 fn doc_lines(item: &ItemFn) -> Vec<String> {
-    item.attrs
+    doc_strings(&item.attrs)
+        .flat_map(|text| text.lines().map(str::to_owned).collect::<Vec<_>>())
+        .collect()
+}
+
+/// The text of each `#[doc = "..."]` (each `///` line), in order.
+fn doc_strings(attrs: &[Attribute]) -> impl Iterator<Item = String> + '_ {
+    attrs
         .iter()
         .filter(|attr| attr.path().is_ident("doc"))
         .filter_map(|attr| match &attr.meta {
@@ -305,6 +352,4 @@ fn doc_lines(item: &ItemFn) -> Vec<String> {
             },
             _ => None,
         })
-        .flat_map(|text| text.lines().map(str::to_owned).collect::<Vec<_>>())
-        .collect()
 }

@@ -1,5 +1,5 @@
-//! The arguments of `#[command(...)]`: a comma-separated list of `key = "value"`,
-//! `key("a", "b")` and bare flags, read into typed attributes. Each key is set at most once;
+//! The arguments of `#[command(...)]` and the keys of `context! { ... }`: comma-separated
+//! lists of `key = "value"`, `key("a", "b")` and bare flags, read into typed attributes. Each key is set at most once;
 //! an unknown or malformed key is recorded and reading carries on, so that every mistake is
 //! reported at once.
 
@@ -8,10 +8,10 @@ use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{LitBool, LitStr, Token};
+use syn::{LitBool, LitInt, LitStr, Token};
 
 use crate::errors::Errors;
-use crate::words::{CommandKey, ExecutionTime, Surface, Words};
+use crate::words::{CommandKey, ContextKey, ExecutionTime, Surface, Words};
 
 /// One attribute value: remembers the tokens it was set with, and flags a second setting.
 pub struct Attr<T> {
@@ -20,14 +20,14 @@ pub struct Attr<T> {
 }
 
 impl<T> Attr<T> {
-    pub(crate) fn none(key: impl Words) -> Self {
+    fn none(key: impl Words) -> Self {
         Attr {
             key: key.word(),
             value: None,
         }
     }
 
-    pub(crate) fn set(&mut self, errors: &Errors, tokens: impl ToTokens, value: T) {
+    fn set(&mut self, errors: &Errors, tokens: impl ToTokens, value: T) {
         let tokens = tokens.into_token_stream();
         if self.value.is_some() {
             errors.error_spanned_by(&tokens, format!("duplicate `{}`", self.key));
@@ -143,10 +143,51 @@ impl CommandAttrs {
     }
 }
 
+/// The parsed keys of `context! { ... }`.
+pub struct ContextAttrs {
+    pub name: Attr<LitStr>,
+    pub parent: Attr<LitStr>,
+    pub priority: Attr<LitInt>,
+    pub triggers: Attr<Vec<LitStr>>,
+    pub read_only: Flag,
+}
+
+impl ContextAttrs {
+    /// Parses the keys, recording every mistake in `errors` and carrying on.
+    pub fn parse(errors: &Errors, keys: TokenStream) -> ContextAttrs {
+        let mut attrs = ContextAttrs {
+            name: Attr::none(ContextKey::Name),
+            parent: Attr::none(ContextKey::Parent),
+            priority: Attr::none(ContextKey::Priority),
+            triggers: Attr::none(ContextKey::Triggers),
+            read_only: Attr::none(ContextKey::ReadOnly),
+        };
+        parse_keys(errors, keys, |key, meta| attrs.set(errors, key, meta));
+        attrs
+    }
+
+    fn set(
+        &mut self,
+        errors: &Errors,
+        key: ContextKey,
+        meta: &ParseNestedMeta<'_>,
+    ) -> syn::Result<()> {
+        let path = &meta.path;
+        match key {
+            ContextKey::Name => self.name.set(errors, path, string_value(meta)?),
+            ContextKey::Parent => self.parent.set(errors, path, string_value(meta)?),
+            ContextKey::Priority => self.priority.set(errors, path, priority(meta)?),
+            ContextKey::Triggers => self.triggers.set(errors, path, string_list(meta)?),
+            ContextKey::ReadOnly => self.read_only.set(errors, path, flag(meta)?),
+        }
+        Ok(())
+    }
+}
+
 /// Reads `key = value, ...`: each key is looked up in `K` (an unknown one is an error
 /// spanned on it) and `read` takes its value. After an error, the rest of that key's value
 /// is skipped, so the keys after it are still read.
-pub fn parse_keys<K: Words>(
+fn parse_keys<K: Words>(
     errors: &Errors,
     tokens: TokenStream,
     mut read: impl FnMut(K, &ParseNestedMeta<'_>) -> syn::Result<()>,
@@ -176,7 +217,7 @@ fn key_name(meta: &ParseNestedMeta<'_>) -> String {
 }
 
 /// `key = "value"`.
-pub(crate) fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(format!("expected `{0} = \"...\"`", key_name(meta))));
     }
@@ -194,7 +235,7 @@ pub(crate) fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
 }
 
 /// `key("a", "b")`.
-pub(crate) fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
     if meta.input.peek(Token![=]) {
         // `tags = "x"`: show the list form with the user's value.
         let key = key_name(meta);
@@ -223,7 +264,7 @@ pub(crate) fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>
 }
 
 /// A bare key such as `mutation`.
-pub(crate) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
+fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
     if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
         // `mutation = true` or `mutation(true)`: the error is on what follows the key.
         let key = key_name(meta);
@@ -242,6 +283,30 @@ pub(crate) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
         return Err(meta.error(message));
     }
     Ok(syn::spanned::Spanned::span(&meta.path))
+}
+
+/// `priority = 10`: an integer literal; its range is checked with the other values.
+fn priority(meta: &ParseNestedMeta<'_>) -> syn::Result<LitInt> {
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error("expected `priority = <integer>`"));
+    }
+    match meta.value()?.parse::<syn::Expr>()? {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) => Ok(int),
+        value @ syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            ..
+        }) => Err(syn::Error::new_spanned(
+            value,
+            "`priority` is 0 or more: higher is suggested first",
+        )),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "expected an integer: `priority = 10`",
+        )),
+    }
 }
 
 /// `execution_time = "slow"`: one of the classes, the error on the literal otherwise.
@@ -276,7 +341,7 @@ fn surfaces(errors: &Errors, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Expo
 }
 
 /// After an error, consumes the rest of the key's value so the next keys are still read.
-pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.input.parse::<Token![=]>()?;
         meta.input.parse::<syn::Expr>()?;

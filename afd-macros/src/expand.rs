@@ -1,29 +1,67 @@
-//! Code generation: the definition, the type-erased handler, the schemas and the
-//! `inventory` registration. Generated code reaches the runtime only through
-//! `::afd_runtime::__private`.
+//! Both macros from end to end (parse, validate, then generate), and the code generation:
+//! for a command, its definition, type-erased handler, schemas and `inventory`
+//! registration; for a context, its definition and registration. Generated code reaches the
+//! runtime only through `::afd_runtime::__private`.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr, Type};
 
-use crate::ast::{Handler, Output, Param};
+use crate::ast::{Declaration, Handler, Output, Param};
 use crate::attr::CommandAttrs;
 use crate::errors::Errors;
 use crate::valid;
 use crate::words::ExecutionTime;
 
-/// Expands `#[command(args)] item`.
+/// Expands `#[command(args)] item`: all of its mistakes, or the command.
 pub fn command(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     let errors = Errors::default();
     let attrs = CommandAttrs::parse(&errors, args);
     let handler = Handler::from_fn(&errors, item);
-    valid::check(&errors, &attrs, &handler);
+    valid::command(&errors, &attrs, &handler);
     errors.check()?;
-    Ok(generate(&attrs, &handler))
+    Ok(generate_command(&attrs, &handler))
 }
 
-fn generate(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream {
+/// Expands `context! { input }`: all of its mistakes, or the context's registration.
+pub fn context(input: TokenStream) -> syn::Result<TokenStream> {
+    let errors = Errors::default();
+    let declaration = Declaration::parse(&errors, input);
+    valid::context(&errors, &declaration);
+    errors.check()?;
+    Ok(generate_context(&declaration))
+}
+
+fn generate_context(declaration: &Declaration) -> TokenStream {
+    let rt = quote!(::afd_runtime::__private);
+    let attrs = &declaration.attrs;
+    let name = attrs.name.get().expect("validated");
+    let description = declaration.description();
+    let mut calls = TokenStream::new();
+    if let Some(parent) = attrs.parent.get() {
+        calls.extend(quote!(.with_parent(#parent)));
+    }
+    if let Some(priority) = attrs.priority.get() {
+        calls.extend(quote!(.with_priority(#priority)));
+    }
+    if let Some(triggers) = attrs.triggers.get() {
+        calls.extend(quote!(.with_triggers(&[#(#triggers),*])));
+    }
+    if attrs.read_only.get().is_some() {
+        calls.extend(quote!(.with_read_only()));
+    }
+    let location = source_location(name.span(), &rt);
+    quote! {
+        const _: () = {
+            #rt::inventory::submit! {
+                #rt::ContextDef::new(#name, #description, #location) #calls
+            }
+        };
+    }
+}
+
+fn generate_command(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream {
     let rt = quote!(::afd_runtime::__private);
     let item = handler.item;
     let ident = &item.sig.ident;
@@ -84,7 +122,7 @@ fn generate(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream {
 }
 
 /// A `SourceLocation` of the token at `span`, as `file!()` and friends give it there.
-pub fn source_location(span: proc_macro2::Span, rt: &TokenStream) -> TokenStream {
+fn source_location(span: proc_macro2::Span, rt: &TokenStream) -> TokenStream {
     quote_spanned! {span=>
         #rt::SourceLocation {
             file: ::core::file!(),
