@@ -1,7 +1,7 @@
 //! The arguments of `#[command(...)]` and the keys of `context! { ... }`: comma-separated
-//! lists of `key = "value"`, `key("a", "b")` and bare flags, read into typed attributes. Each key is set at most once;
-//! an unknown or malformed key is recorded and reading carries on, so that every mistake is
-//! reported at once.
+//! lists of `key = "value"`, `key("a", "b")` and bare flags, read into typed attributes.
+//! Each key is set at most once; an unknown or malformed key is recorded and reading
+//! carries on, so that every mistake is reported at once.
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -76,6 +76,7 @@ pub struct CommandAttrs {
     pub deprecated_aliases: Attr<Vec<LitStr>>,
     pub eager: Flag,
     pub contexts: Attr<Vec<LitStr>>,
+    pub crate_path: Attr<syn::Path>,
 }
 
 impl CommandAttrs {
@@ -99,6 +100,7 @@ impl CommandAttrs {
             deprecated_aliases: Attr::none(CommandKey::DeprecatedAliases),
             eager: Attr::none(CommandKey::Eager),
             contexts: Attr::none(CommandKey::Contexts),
+            crate_path: Attr::none(CommandKey::Crate),
         };
         parse_keys(errors, args, |key, meta| attrs.set(errors, key, meta));
         attrs
@@ -138,6 +140,7 @@ impl CommandAttrs {
             CommandKey::Handoff => self.handoff.set(errors, path, flag(meta)?),
             CommandKey::Eager => self.eager.set(errors, path, flag(meta)?),
             CommandKey::Expose => self.expose.set(errors, path, surfaces(errors, meta)?),
+            CommandKey::Crate => self.crate_path.set(errors, path, crate_path(meta)?),
         }
         Ok(())
     }
@@ -150,6 +153,7 @@ pub struct ContextAttrs {
     pub priority: Attr<LitInt>,
     pub triggers: Attr<Vec<LitStr>>,
     pub read_only: Flag,
+    pub crate_path: Attr<syn::Path>,
 }
 
 impl ContextAttrs {
@@ -161,6 +165,7 @@ impl ContextAttrs {
             priority: Attr::none(ContextKey::Priority),
             triggers: Attr::none(ContextKey::Triggers),
             read_only: Attr::none(ContextKey::ReadOnly),
+            crate_path: Attr::none(ContextKey::Crate),
         };
         parse_keys(errors, keys, |key, meta| attrs.set(errors, key, meta));
         attrs
@@ -179,6 +184,7 @@ impl ContextAttrs {
             ContextKey::Priority => self.priority.set(errors, path, priority(meta)?),
             ContextKey::Triggers => self.triggers.set(errors, path, string_list(meta)?),
             ContextKey::ReadOnly => self.read_only.set(errors, path, flag(meta)?),
+            ContextKey::Crate => self.crate_path.set(errors, path, crate_path(meta)?),
         }
         Ok(())
     }
@@ -315,6 +321,19 @@ fn execution_time(meta: &ParseNestedMeta<'_>) -> syn::Result<ExecutionTime> {
     let word = lit.value();
     ExecutionTime::from_word(&word)
         .ok_or_else(|| syn::Error::new_spanned(&lit, ExecutionTime::unknown(&word)))
+}
+
+/// `crate = "my_afd"`: the path of the runtime crate for a user who renamed the
+/// dependency, as in `#[serde(crate = "...")]`. A module path (`crate::rt` works too);
+/// the error is on the literal.
+fn crate_path(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::Path> {
+    let lit = string_value(meta)?;
+    lit.parse_with(syn::Path::parse_mod_style).map_err(|_| {
+        syn::Error::new_spanned(
+            &lit,
+            "expected the path of the runtime crate: `crate = \"my_afd\"`",
+        )
+    })
 }
 
 /// `expose(mcp = false, cli = true)`.

@@ -1,9 +1,10 @@
 //! Both macros from end to end (parse, validate, then generate), and the code generation:
 //! for a command, its definition, type-erased handler, schemas and `inventory`
 //! registration; for a context, its definition and registration. Generated code reaches the
-//! runtime only through `::afd_runtime::__private`.
+//! runtime only through `::afd_runtime::__private` (`<path>::__private` under
+//! `crate = "path"`).
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr, Type};
@@ -33,36 +34,8 @@ pub fn context(input: TokenStream) -> syn::Result<TokenStream> {
     Ok(generate_context(&declaration))
 }
 
-fn generate_context(declaration: &Declaration) -> TokenStream {
-    let rt = quote!(::afd_runtime::__private);
-    let attrs = &declaration.attrs;
-    let name = attrs.name.get().expect("validated");
-    let description = declaration.description();
-    let mut calls = TokenStream::new();
-    if let Some(parent) = attrs.parent.get() {
-        calls.extend(quote!(.with_parent(#parent)));
-    }
-    if let Some(priority) = attrs.priority.get() {
-        calls.extend(quote!(.with_priority(#priority)));
-    }
-    if let Some(triggers) = attrs.triggers.get() {
-        calls.extend(quote!(.with_triggers(&[#(#triggers),*])));
-    }
-    if attrs.read_only.get().is_some() {
-        calls.extend(quote!(.with_read_only()));
-    }
-    let location = source_location(name.span(), &rt);
-    quote! {
-        const _: () = {
-            #rt::inventory::submit! {
-                #rt::ContextDef::new(#name, #description, #location) #calls
-            }
-        };
-    }
-}
-
 fn generate_command(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream {
-    let rt = quote!(::afd_runtime::__private);
+    let rt = runtime(attrs.crate_path.get());
     let item = handler.item;
     let ident = &item.sig.ident;
     let vis = &item.vis;
@@ -121,8 +94,59 @@ fn generate_command(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream 
     }
 }
 
+fn generate_context(declaration: &Declaration) -> TokenStream {
+    let attrs = &declaration.attrs;
+    let rt = runtime(attrs.crate_path.get());
+    let name = attrs.name.get().expect("validated");
+    let description = declaration.description();
+    let mut calls = TokenStream::new();
+    if let Some(parent) = attrs.parent.get() {
+        calls.extend(quote!(.with_parent(#parent)));
+    }
+    if let Some(priority) = attrs.priority.get() {
+        calls.extend(quote!(.with_priority(#priority)));
+    }
+    if let Some(triggers) = attrs.triggers.get() {
+        calls.extend(quote!(.with_triggers(&[#(#triggers),*])));
+    }
+    if attrs.read_only.get().is_some() {
+        calls.extend(quote!(.with_read_only()));
+    }
+    let location = source_location(name.span(), &rt);
+    quote! {
+        const _: () = {
+            #rt::inventory::submit! {
+                #rt::ContextDef::new(#name, #description, #location) #calls
+            }
+        };
+    }
+}
+
+/// The runtime's hidden re-exports: `::afd_runtime::__private`, or `<path>::__private`
+/// under `crate = "path"`. Either way spanned at the call site, so a renamed runtime gives
+/// the same diagnostics, at the same places, as the default one.
+fn runtime(crate_path: Option<&syn::Path>) -> TokenStream {
+    let path = match crate_path {
+        Some(path) => quote!(#path),
+        None => quote!(::afd_runtime),
+    };
+    respan(&quote!(#path::__private), Span::call_site())
+}
+
+/// `tokens` with every token spanned at `span` (a path has no groups to recurse into).
+fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
+}
+
 /// A `SourceLocation` of the token at `span`, as `file!()` and friends give it there.
-fn source_location(span: proc_macro2::Span, rt: &TokenStream) -> TokenStream {
+fn source_location(span: Span, rt: &TokenStream) -> TokenStream {
     quote_spanned! {span=>
         #rt::SourceLocation {
             file: ::core::file!(),
@@ -293,7 +317,7 @@ fn handler_fn(handler: &Handler<'_>, name: &str, rt: &TokenStream) -> TokenStrea
     let fn_span = sig
         .asyncness
         .map_or_else(|| sig.fn_token.span(), |a| a.span());
-    let rt_at_fn = quote_spanned!(fn_span=> ::afd_runtime::__private);
+    let rt_at_fn = respan(rt, fn_span);
     let boxed = quote_spanned! {fn_span=>
         #rt_at_fn::Box::pin(async move {
             #call

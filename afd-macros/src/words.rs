@@ -91,6 +91,7 @@ words! {
         DeprecatedAliases = "deprecated_aliases",
         Eager = "eager",
         Contexts = "contexts",
+        Crate = "crate",
     }
 }
 
@@ -102,6 +103,7 @@ words! {
         Priority = "priority",
         Triggers = "triggers",
         ReadOnly = "read_only",
+        Crate = "crate",
     }
 }
 
