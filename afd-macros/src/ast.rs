@@ -1,9 +1,49 @@
-//! The handler function as the macro sees it: its parameters (input, context) and its
-//! return type, borrowed from the syn input so every error keeps the user's span.
+//! What each macro is given, as the later stages see it: the handler function of
+//! `#[command]` (its parameters and return type, borrowed from the syn input so every
+//! error keeps the user's span) and the declaration of `context!` (its doc comments and
+//! keys).
 
-use syn::{FnArg, GenericParam, ItemFn, Pat, ReturnType, Type};
+use proc_macro2::TokenStream;
+use syn::parse::{ParseStream, Parser};
+use syn::{Attribute, FnArg, GenericParam, ItemFn, Pat, ReturnType, Type};
 
-use crate::ctxt::Ctxt;
+use crate::attr::ContextAttrs;
+use crate::errors::Errors;
+
+/// A `context! { /// doc  name = "...", ... }` declaration.
+pub struct Declaration {
+    /// The attributes before the keys: doc comments, which `valid` insists on.
+    pub docs: Vec<Attribute>,
+    pub attrs: ContextAttrs,
+}
+
+impl Declaration {
+    /// Reads the doc comments, then the keys, recording every mistake in `errors`.
+    pub fn parse(errors: &Errors, input: TokenStream) -> Declaration {
+        let mut docs = Vec::new();
+        let mut keys = TokenStream::new();
+        let split = |stream: ParseStream<'_>| -> syn::Result<()> {
+            docs = stream.call(Attribute::parse_outer)?;
+            keys = stream.parse()?;
+            Ok(())
+        };
+        if let Err(error) = split.parse2(input) {
+            errors.syn_error(error);
+        }
+        Declaration {
+            docs,
+            attrs: ContextAttrs::parse(errors, keys),
+        }
+    }
+
+    /// The description: the doc comments' lines joined into one paragraph.
+    pub fn description(&self) -> String {
+        let lines: Vec<String> = doc_strings(&self.docs)
+            .map(|text| text.trim().to_owned())
+            .collect();
+        lines.join(" ").trim().to_owned()
+    }
+}
 
 /// A parameter of the handler.
 pub enum Param<'a> {
@@ -42,20 +82,20 @@ pub struct Handler<'a> {
 }
 
 impl<'a> Handler<'a> {
-    /// Reads the function, recording every unusable part in `cx`.
-    pub fn from_fn(cx: &Ctxt, item: &'a ItemFn) -> Handler<'a> {
+    /// Reads the function, recording every unusable part in `errors`.
+    pub fn from_fn(errors: &Errors, item: &'a ItemFn) -> Handler<'a> {
         let sig = &item.sig;
         if let Some(constness) = &sig.constness {
-            cx.error_spanned_by(constness, "a command cannot be a `const fn`");
+            errors.error_spanned_by(constness, "a command cannot be a `const fn`");
         }
         if let Some(unsafety) = &sig.unsafety {
-            cx.error_spanned_by(unsafety, "a command cannot be an `unsafe fn`");
+            errors.error_spanned_by(unsafety, "a command cannot be an `unsafe fn`");
         }
         if let Some(abi) = &sig.abi {
-            cx.error_spanned_by(abi, "a command cannot have an `extern` ABI");
+            errors.error_spanned_by(abi, "a command cannot have an `extern` ABI");
         }
         if let Some(variadic) = &sig.variadic {
-            cx.error_spanned_by(variadic, "a command cannot be variadic");
+            errors.error_spanned_by(variadic, "a command cannot be variadic");
         }
         if !sig.generics.params.is_empty() {
             let kind = if sig
@@ -68,12 +108,12 @@ impl<'a> Handler<'a> {
             } else {
                 "generic parameters"
             };
-            cx.error_spanned_by(
+            errors.error_spanned_by(
                 &sig.generics,
                 format!("a command cannot have {kind}: the catalog needs one concrete input and output type"),
             );
         } else if let Some(where_clause) = &sig.generics.where_clause {
-            cx.error_spanned_by(where_clause, "a command cannot have a `where` clause");
+            errors.error_spanned_by(where_clause, "a command cannot have a `where` clause");
         }
 
         // Without `self`, only a use of `Self` shows that the function sits in an `impl`.
@@ -83,7 +123,7 @@ impl<'a> Handler<'a> {
             .any(|arg| matches!(arg, FnArg::Receiver(_)))
             && let Some(self_type) = find_self_type(quote::quote!(#sig))
         {
-            cx.error_spanned_by(
+            errors.error_spanned_by(
                 self_type,
                 "a command must be a free function, not an associated function: move it out of the `impl` block",
             );
@@ -93,7 +133,7 @@ impl<'a> Handler<'a> {
         let mut input_seen = false;
         for arg in &sig.inputs {
             match arg {
-                FnArg::Receiver(receiver) => cx.error_spanned_by(
+                FnArg::Receiver(receiver) => errors.error_spanned_by(
                     receiver,
                     "a command must be a free function, not a method: move it out of the `impl` block",
                 ),
@@ -101,25 +141,25 @@ impl<'a> Handler<'a> {
                     if let Pat::Ident(ident) = &*typed.pat
                         && ident.by_ref.is_some()
                     {
-                        cx.error_spanned_by(&typed.pat, "a command parameter cannot bind by `ref`");
+                        errors.error_spanned_by(&typed.pat, "a command parameter cannot bind by `ref`");
                     }
                     match classify_param(&typed.ty) {
                         ParamKind::Context { by_ref } => params.push(Param::Context { by_ref }),
-                        ParamKind::MutContext(reference) => cx.error_spanned_by(
+                        ParamKind::MutContext(reference) => errors.error_spanned_by(
                             borrow_tokens(reference),
                             "the context cannot be borrowed mutably: take `&CommandContext` or `CommandContext`",
                         ),
-                        ParamKind::Other if contains_impl_trait(&typed.ty) => cx.error_spanned_by(
+                        ParamKind::Other if contains_impl_trait(&typed.ty) => errors.error_spanned_by(
                             &typed.ty,
                             "a command input cannot be `impl Trait`: name a concrete type",
                         ),
-                        ParamKind::Other if input_seen => cx.error_spanned_by(
+                        ParamKind::Other if input_seen => errors.error_spanned_by(
                             typed,
                             "a command takes at most one input parameter: gather the fields into one struct",
                         ),
                         ParamKind::Other => {
                             if let Type::Reference(reference) = &*typed.ty {
-                                cx.error_spanned_by(
+                                errors.error_spanned_by(
                                     borrow_tokens(reference),
                                     "a command input is taken by value: remove the `&`",
                                 );
@@ -134,7 +174,7 @@ impl<'a> Handler<'a> {
 
         let output = match &sig.output {
             ReturnType::Default => Output::Unit,
-            ReturnType::Type(_, ty) => classify_output(cx, ty),
+            ReturnType::Type(_, ty) => classify_output(errors, ty),
         };
 
         Handler {
@@ -237,18 +277,18 @@ fn find_self_type(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Ident
     })
 }
 
-fn classify_output<'a>(cx: &Ctxt, ty: &'a Type) -> Output<'a> {
+fn classify_output<'a>(errors: &Errors, ty: &'a Type) -> Output<'a> {
     match ty {
         Type::Tuple(tuple) if tuple.elems.is_empty() => return Output::Unit,
         Type::ImplTrait(_) => {
-            cx.error_spanned_by(
+            errors.error_spanned_by(
                 ty,
                 "a command cannot return `impl Trait`: the catalog needs a concrete output type",
             );
             return Output::Plain(ty);
         }
         Type::Never(_) => {
-            cx.error_spanned_by(ty, "a command must return: `!` is not a usable output type");
+            errors.error_spanned_by(ty, "a command must return: `!` is not a usable output type");
             return Output::Plain(ty);
         }
         _ => {}
@@ -292,7 +332,14 @@ fn contains_impl_trait(ty: &Type) -> bool {
 }
 
 fn doc_lines(item: &ItemFn) -> Vec<String> {
-    item.attrs
+    doc_strings(&item.attrs)
+        .flat_map(|text| text.lines().map(str::to_owned).collect::<Vec<_>>())
+        .collect()
+}
+
+/// The text of each `#[doc = "..."]` (each `///` line), in order.
+fn doc_strings(attrs: &[Attribute]) -> impl Iterator<Item = String> + '_ {
+    attrs
         .iter()
         .filter(|attr| attr.path().is_ident("doc"))
         .filter_map(|attr| match &attr.meta {
@@ -305,6 +352,4 @@ fn doc_lines(item: &ItemFn) -> Vec<String> {
             },
             _ => None,
         })
-        .flat_map(|text| text.lines().map(str::to_owned).collect::<Vec<_>>())
-        .collect()
 }

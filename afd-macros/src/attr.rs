@@ -1,57 +1,17 @@
-//! The arguments of `#[command(...)]`: a closed set of keys, each set at most once.
+//! The arguments of `#[command(...)]` and the keys of `context! { ... }`: comma-separated
+//! lists of `key = "value"`, `key("a", "b")` and bare flags, read into typed attributes.
+//! Each key is set at most once; an unknown or malformed key is recorded and reading
+//! carries on, so that every mistake is reported at once.
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{LitBool, LitStr, Token};
+use syn::{LitBool, LitInt, LitStr, Token};
 
-use crate::case::closest;
-use crate::ctxt::Ctxt;
-
-/// The keys `#[command(...)]` accepts.
-pub mod keys {
-    pub const NAME: &str = "name";
-    pub const CATEGORY: &str = "category";
-    pub const TAGS: &str = "tags";
-    pub const MUTATION: &str = "mutation";
-    pub const DESTRUCTIVE: &str = "destructive";
-    pub const IDEMPOTENT: &str = "idempotent";
-    pub const CONFIRM_PROMPT: &str = "confirm_prompt";
-    pub const EXECUTION_TIME: &str = "execution_time";
-    pub const ERRORS: &str = "errors";
-    pub const HANDOFF: &str = "handoff";
-    pub const HANDOFF_PROTOCOL: &str = "handoff_protocol";
-    pub const VERSION: &str = "version";
-    pub const EXPOSE: &str = "expose";
-    pub const ALIASES: &str = "aliases";
-    pub const DEPRECATED_ALIASES: &str = "deprecated_aliases";
-    pub const EAGER: &str = "eager";
-    pub const CONTEXTS: &str = "contexts";
-
-    pub const ALL: &[&str] = &[
-        NAME,
-        CATEGORY,
-        TAGS,
-        MUTATION,
-        DESTRUCTIVE,
-        IDEMPOTENT,
-        CONFIRM_PROMPT,
-        EXECUTION_TIME,
-        ERRORS,
-        HANDOFF,
-        HANDOFF_PROTOCOL,
-        VERSION,
-        EXPOSE,
-        ALIASES,
-        DEPRECATED_ALIASES,
-        EAGER,
-        CONTEXTS,
-    ];
-
-    /// The surfaces `expose(...)` accepts.
-    pub const SURFACES: &[&str] = &["mcp", "cli", "agent", "palette"];
-}
+use crate::errors::Errors;
+use crate::words::{CommandKey, ContextKey, ExecutionTime, Surface, Words};
 
 /// One attribute value: remembers the tokens it was set with, and flags a second setting.
 pub struct Attr<T> {
@@ -60,14 +20,17 @@ pub struct Attr<T> {
 }
 
 impl<T> Attr<T> {
-    pub(crate) fn none(key: &'static str) -> Self {
-        Attr { key, value: None }
+    fn none(key: impl Words) -> Self {
+        Attr {
+            key: key.word(),
+            value: None,
+        }
     }
 
-    pub(crate) fn set(&mut self, cx: &Ctxt, tokens: impl ToTokens, value: T) {
+    fn set(&mut self, errors: &Errors, tokens: impl ToTokens, value: T) {
         let tokens = tokens.into_token_stream();
         if self.value.is_some() {
-            cx.error_spanned_by(&tokens, format!("duplicate `{}`", self.key));
+            errors.error_spanned_by(&tokens, format!("duplicate `{}`", self.key));
         } else {
             self.value = Some((tokens, value));
         }
@@ -87,8 +50,15 @@ impl<T> Attr<T> {
 /// A flag such as `mutation`: set or not; the span of the key when set.
 pub type Flag = Attr<Span>;
 
+/// One `surface = bool` of `expose(...)`, with the surface as written, for the setter's span.
+pub struct Exposed {
+    pub surface: Surface,
+    pub ident: syn::Ident,
+    pub on: LitBool,
+}
+
 /// The parsed `#[command(...)]` arguments.
-pub struct Attrs {
+pub struct CommandAttrs {
     pub name: Attr<LitStr>,
     pub category: Attr<LitStr>,
     pub tags: Attr<Vec<LitStr>>,
@@ -96,96 +66,156 @@ pub struct Attrs {
     pub destructive: Flag,
     pub idempotent: Flag,
     pub confirm_prompt: Attr<LitStr>,
-    pub execution_time: Attr<LitStr>,
-    pub errors: Attr<Vec<LitStr>>,
+    pub execution_time: Attr<ExecutionTime>,
+    pub error_codes: Attr<Vec<LitStr>>,
     pub handoff: Flag,
     pub handoff_protocol: Attr<LitStr>,
     pub version: Attr<LitStr>,
-    pub expose: Attr<Vec<(syn::Ident, LitBool)>>,
+    pub expose: Attr<Vec<Exposed>>,
     pub aliases: Attr<Vec<LitStr>>,
     pub deprecated_aliases: Attr<Vec<LitStr>>,
     pub eager: Flag,
     pub contexts: Attr<Vec<LitStr>>,
+    pub crate_path: Attr<syn::Path>,
 }
 
-impl Attrs {
-    /// Parses the arguments, recording every mistake in `cx` and carrying on.
-    pub fn parse(cx: &Ctxt, args: TokenStream) -> Attrs {
-        let mut attrs = Attrs {
-            name: Attr::none(keys::NAME),
-            category: Attr::none(keys::CATEGORY),
-            tags: Attr::none(keys::TAGS),
-            mutation: Attr::none(keys::MUTATION),
-            destructive: Attr::none(keys::DESTRUCTIVE),
-            idempotent: Attr::none(keys::IDEMPOTENT),
-            confirm_prompt: Attr::none(keys::CONFIRM_PROMPT),
-            execution_time: Attr::none(keys::EXECUTION_TIME),
-            errors: Attr::none(keys::ERRORS),
-            handoff: Attr::none(keys::HANDOFF),
-            handoff_protocol: Attr::none(keys::HANDOFF_PROTOCOL),
-            version: Attr::none(keys::VERSION),
-            expose: Attr::none(keys::EXPOSE),
-            aliases: Attr::none(keys::ALIASES),
-            deprecated_aliases: Attr::none(keys::DEPRECATED_ALIASES),
-            eager: Attr::none(keys::EAGER),
-            contexts: Attr::none(keys::CONTEXTS),
+impl CommandAttrs {
+    /// Parses the arguments, recording every mistake in `errors` and carrying on.
+    pub fn parse(errors: &Errors, args: TokenStream) -> CommandAttrs {
+        let mut attrs = CommandAttrs {
+            name: Attr::none(CommandKey::Name),
+            category: Attr::none(CommandKey::Category),
+            tags: Attr::none(CommandKey::Tags),
+            mutation: Attr::none(CommandKey::Mutation),
+            destructive: Attr::none(CommandKey::Destructive),
+            idempotent: Attr::none(CommandKey::Idempotent),
+            confirm_prompt: Attr::none(CommandKey::ConfirmPrompt),
+            execution_time: Attr::none(CommandKey::ExecutionTime),
+            error_codes: Attr::none(CommandKey::Errors),
+            handoff: Attr::none(CommandKey::Handoff),
+            handoff_protocol: Attr::none(CommandKey::HandoffProtocol),
+            version: Attr::none(CommandKey::Version),
+            expose: Attr::none(CommandKey::Expose),
+            aliases: Attr::none(CommandKey::Aliases),
+            deprecated_aliases: Attr::none(CommandKey::DeprecatedAliases),
+            eager: Attr::none(CommandKey::Eager),
+            contexts: Attr::none(CommandKey::Contexts),
+            crate_path: Attr::none(CommandKey::Crate),
         };
-        let parser = syn::meta::parser(|meta| {
-            if let Err(error) = attrs.parse_one(cx, &meta) {
-                cx.syn_error(error);
-                skip_value(&meta)?;
-            }
-            Ok(())
-        });
-        if let Err(error) = syn::parse::Parser::parse2(parser, args) {
-            cx.syn_error(error);
-        }
+        parse_keys(errors, args, |key, meta| attrs.set(errors, key, meta));
         attrs
     }
 
-    fn parse_one(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    fn set(
+        &mut self,
+        errors: &Errors,
+        key: CommandKey,
+        meta: &ParseNestedMeta<'_>,
+    ) -> syn::Result<()> {
         let path = &meta.path;
-        let Some(key) = path.get_ident().map(ToString::to_string) else {
-            return Err(meta.error(unknown_key_message(&path.to_token_stream().to_string())));
-        };
-        match key.as_str() {
-            keys::NAME => self.name.set(cx, path, string_value(meta)?),
-            keys::CATEGORY => self.category.set(cx, path, string_value(meta)?),
-            keys::CONFIRM_PROMPT => self.confirm_prompt.set(cx, path, string_value(meta)?),
-            keys::EXECUTION_TIME => self.execution_time.set(cx, path, string_value(meta)?),
-            keys::HANDOFF_PROTOCOL => self.handoff_protocol.set(cx, path, string_value(meta)?),
-            keys::VERSION => self.version.set(cx, path, string_value(meta)?),
-            keys::TAGS => self.tags.set(cx, path, string_list(meta)?),
-            keys::ERRORS => self.errors.set(cx, path, string_list(meta)?),
-            keys::ALIASES => self.aliases.set(cx, path, string_list(meta)?),
-            keys::DEPRECATED_ALIASES => self.deprecated_aliases.set(cx, path, string_list(meta)?),
-            keys::CONTEXTS => self.contexts.set(cx, path, string_list(meta)?),
-            keys::MUTATION => self.mutation.set(cx, path, flag(meta)?),
-            keys::DESTRUCTIVE => self.destructive.set(cx, path, flag(meta)?),
-            keys::IDEMPOTENT => self.idempotent.set(cx, path, flag(meta)?),
-            keys::HANDOFF => self.handoff.set(cx, path, flag(meta)?),
-            keys::EAGER => self.eager.set(cx, path, flag(meta)?),
-            keys::EXPOSE => self.expose.set(cx, path, surfaces(cx, meta)?),
-            other => return Err(meta.error(unknown_key_message(other))),
+        match key {
+            CommandKey::Name => self.name.set(errors, path, string_value(meta)?),
+            CommandKey::Category => self.category.set(errors, path, string_value(meta)?),
+            CommandKey::ConfirmPrompt => {
+                self.confirm_prompt.set(errors, path, string_value(meta)?);
+            }
+            CommandKey::ExecutionTime => {
+                self.execution_time.set(errors, path, execution_time(meta)?);
+            }
+            CommandKey::HandoffProtocol => {
+                self.handoff_protocol.set(errors, path, string_value(meta)?);
+            }
+            CommandKey::Version => self.version.set(errors, path, string_value(meta)?),
+            CommandKey::Tags => self.tags.set(errors, path, string_list(meta)?),
+            CommandKey::Errors => self.error_codes.set(errors, path, string_list(meta)?),
+            CommandKey::Aliases => self.aliases.set(errors, path, string_list(meta)?),
+            CommandKey::DeprecatedAliases => {
+                self.deprecated_aliases
+                    .set(errors, path, string_list(meta)?);
+            }
+            CommandKey::Contexts => self.contexts.set(errors, path, string_list(meta)?),
+            CommandKey::Mutation => self.mutation.set(errors, path, flag(meta)?),
+            CommandKey::Destructive => self.destructive.set(errors, path, flag(meta)?),
+            CommandKey::Idempotent => self.idempotent.set(errors, path, flag(meta)?),
+            CommandKey::Handoff => self.handoff.set(errors, path, flag(meta)?),
+            CommandKey::Eager => self.eager.set(errors, path, flag(meta)?),
+            CommandKey::Expose => self.expose.set(errors, path, surfaces(errors, meta)?),
+            CommandKey::Crate => self.crate_path.set(errors, path, crate_path(meta)?),
         }
         Ok(())
     }
 }
 
-fn unknown_key_message(key: &str) -> String {
-    format!(
-        "unknown `#[command]` key `{key}`; {}",
-        expectation(key, keys::ALL)
-    )
+/// The parsed keys of `context! { ... }`.
+pub struct ContextAttrs {
+    pub name: Attr<LitStr>,
+    pub parent: Attr<LitStr>,
+    pub priority: Attr<LitInt>,
+    pub triggers: Attr<Vec<LitStr>>,
+    pub read_only: Flag,
+    pub crate_path: Attr<syn::Path>,
 }
 
-/// "did you mean `category`?" when a candidate is close, else "expected one of ...".
-pub(crate) fn expectation(word: &str, candidates: &[&str]) -> String {
-    if let Some(candidate) = closest(word, candidates) {
-        return format!("did you mean `{candidate}`?");
+impl ContextAttrs {
+    /// Parses the keys, recording every mistake in `errors` and carrying on.
+    pub fn parse(errors: &Errors, keys: TokenStream) -> ContextAttrs {
+        let mut attrs = ContextAttrs {
+            name: Attr::none(ContextKey::Name),
+            parent: Attr::none(ContextKey::Parent),
+            priority: Attr::none(ContextKey::Priority),
+            triggers: Attr::none(ContextKey::Triggers),
+            read_only: Attr::none(ContextKey::ReadOnly),
+            crate_path: Attr::none(ContextKey::Crate),
+        };
+        parse_keys(errors, keys, |key, meta| attrs.set(errors, key, meta));
+        attrs
     }
-    let expected: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
-    format!("expected one of {}", expected.join(", "))
+
+    fn set(
+        &mut self,
+        errors: &Errors,
+        key: ContextKey,
+        meta: &ParseNestedMeta<'_>,
+    ) -> syn::Result<()> {
+        let path = &meta.path;
+        match key {
+            ContextKey::Name => self.name.set(errors, path, string_value(meta)?),
+            ContextKey::Parent => self.parent.set(errors, path, string_value(meta)?),
+            ContextKey::Priority => self.priority.set(errors, path, priority(meta)?),
+            ContextKey::Triggers => self.triggers.set(errors, path, string_list(meta)?),
+            ContextKey::ReadOnly => self.read_only.set(errors, path, flag(meta)?),
+            ContextKey::Crate => self.crate_path.set(errors, path, crate_path(meta)?),
+        }
+        Ok(())
+    }
+}
+
+/// Reads `key = value, ...`: each key is looked up in `K` (an unknown one is an error
+/// spanned on it) and `read` takes its value. After an error, the rest of that key's value
+/// is skipped, so the keys after it are still read.
+fn parse_keys<K: Words>(
+    errors: &Errors,
+    tokens: TokenStream,
+    mut read: impl FnMut(K, &ParseNestedMeta<'_>) -> syn::Result<()>,
+) {
+    let parser = syn::meta::parser(|meta| {
+        let key = meta
+            .path
+            .get_ident()
+            .and_then(|ident| K::from_word(&ident.to_string()));
+        let read = match key {
+            Some(key) => read(key, &meta),
+            None => Err(meta.error(K::unknown(&key_name(&meta)))),
+        };
+        if let Err(error) = read {
+            errors.syn_error(error);
+            skip_value(&meta)?;
+        }
+        Ok(())
+    });
+    if let Err(error) = parser.parse2(tokens) {
+        errors.syn_error(error);
+    }
 }
 
 fn key_name(meta: &ParseNestedMeta<'_>) -> String {
@@ -193,7 +223,7 @@ fn key_name(meta: &ParseNestedMeta<'_>) -> String {
 }
 
 /// `key = "value"`.
-pub(crate) fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(format!("expected `{0} = \"...\"`", key_name(meta))));
     }
@@ -211,7 +241,7 @@ pub(crate) fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
 }
 
 /// `key("a", "b")`.
-pub(crate) fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
     if meta.input.peek(Token![=]) {
         // `tags = "x"`: show the list form with the user's value.
         let key = key_name(meta);
@@ -240,7 +270,7 @@ pub(crate) fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>
 }
 
 /// A bare key such as `mutation`.
-pub(crate) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
+fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
     if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
         // `mutation = true` or `mutation(true)`: the error is on what follows the key.
         let key = key_name(meta);
@@ -261,30 +291,68 @@ pub(crate) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Span> {
     Ok(syn::spanned::Spanned::span(&meta.path))
 }
 
+/// `priority = 10`: an integer literal; its range is checked with the other values.
+fn priority(meta: &ParseNestedMeta<'_>) -> syn::Result<LitInt> {
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error("expected `priority = <integer>`"));
+    }
+    match meta.value()?.parse::<syn::Expr>()? {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) => Ok(int),
+        value @ syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            ..
+        }) => Err(syn::Error::new_spanned(
+            value,
+            "`priority` is 0 or more: higher is suggested first",
+        )),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "expected an integer: `priority = 10`",
+        )),
+    }
+}
+
+/// `execution_time = "slow"`: one of the classes, the error on the literal otherwise.
+fn execution_time(meta: &ParseNestedMeta<'_>) -> syn::Result<ExecutionTime> {
+    let lit = string_value(meta)?;
+    let word = lit.value();
+    ExecutionTime::from_word(&word)
+        .ok_or_else(|| syn::Error::new_spanned(&lit, ExecutionTime::unknown(&word)))
+}
+
+/// `crate = "my_afd"`: the path of the runtime crate for a user who renamed the
+/// dependency, as in `#[serde(crate = "...")]`. A module path (`crate::rt` works too);
+/// the error is on the literal.
+fn crate_path(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::Path> {
+    let lit = string_value(meta)?;
+    lit.parse_with(syn::Path::parse_mod_style).map_err(|_| {
+        syn::Error::new_spanned(
+            &lit,
+            "expected the path of the runtime crate: `crate = \"my_afd\"`",
+        )
+    })
+}
+
 /// `expose(mcp = false, cli = true)`.
-fn surfaces(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::Ident, LitBool)>> {
-    let mut surfaces: Vec<(syn::Ident, LitBool)> = Vec::new();
+fn surfaces(errors: &Errors, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Exposed>> {
+    let mut surfaces: Vec<Exposed> = Vec::new();
     meta.parse_nested_meta(|inner| {
         let Some(ident) = inner.path.get_ident().cloned() else {
             return Err(inner.error("expected a surface name"));
         };
         // Read the value first, so an unknown surface does not derail the rest.
-        let value = inner.value()?.parse::<LitBool>()?;
-        let surface = ident.to_string();
-        if !keys::SURFACES.contains(&surface.as_str()) {
-            cx.error_spanned_by(
-                &ident,
-                format!(
-                    "unknown surface `{surface}`; {}",
-                    expectation(&surface, keys::SURFACES)
-                ),
-            );
+        let on = inner.value()?.parse::<LitBool>()?;
+        let Some(surface) = Surface::from_word(&ident.to_string()) else {
+            errors.error_spanned_by(&ident, Surface::unknown(&ident.to_string()));
             return Ok(());
-        }
-        if surfaces.iter().any(|(seen, _)| *seen == ident) {
-            cx.error_spanned_by(&ident, format!("duplicate `{ident}`"));
+        };
+        if surfaces.iter().any(|seen| seen.surface == surface) {
+            errors.error_spanned_by(&ident, format!("duplicate `{ident}`"));
         } else {
-            surfaces.push((ident, value));
+            surfaces.push(Exposed { surface, ident, on });
         }
         Ok(())
     })?;
@@ -292,7 +360,7 @@ fn surfaces(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(syn::Iden
 }
 
 /// After an error, consumes the rest of the key's value so the next keys are still read.
-pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.input.parse::<Token![=]>()?;
         meta.input.parse::<syn::Expr>()?;

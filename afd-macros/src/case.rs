@@ -1,4 +1,5 @@
-//! Names: kebab-case conversion and checks.
+//! Spelling: kebab-case and SCREAMING_SNAKE_CASE checks, the kebab-case form of a function
+//! name, and the closest word to a misspelt one for "did you mean" suggestions.
 
 /// `todo_create` and `todoCreate` -> `todo-create`.
 pub fn to_kebab(ident: &str) -> String {

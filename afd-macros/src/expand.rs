@@ -1,29 +1,41 @@
-//! Code generation: the definition, the type-erased handler, the schemas and the
-//! `inventory` registration. Generated code reaches the runtime only through
-//! `::afd_runtime::__private`.
+//! Both macros from end to end (parse, validate, then generate), and the code generation:
+//! for a command, its definition, type-erased handler, schemas and `inventory`
+//! registration; for a context, its definition and registration. Generated code reaches the
+//! runtime only through `::afd_runtime::__private` (`<path>::__private` under
+//! `crate = "path"`).
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr, Type};
 
-use crate::ast::{Handler, Output, Param};
-use crate::attr::Attrs;
-use crate::ctxt::Ctxt;
+use crate::ast::{Declaration, Handler, Output, Param};
+use crate::attr::CommandAttrs;
+use crate::errors::Errors;
 use crate::valid;
+use crate::words::ExecutionTime;
 
-/// Expands `#[command(args)] item`.
+/// Expands `#[command(args)] item`: all of its mistakes, or the command.
 pub fn command(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
-    let cx = Ctxt::default();
-    let attrs = Attrs::parse(&cx, args);
-    let handler = Handler::from_fn(&cx, item);
-    valid::check(&cx, &attrs, &handler);
-    cx.check()?;
-    Ok(generate(&attrs, &handler))
+    let errors = Errors::default();
+    let attrs = CommandAttrs::parse(&errors, args);
+    let handler = Handler::from_fn(&errors, item);
+    valid::command(&errors, &attrs, &handler);
+    errors.check()?;
+    Ok(generate_command(&attrs, &handler))
 }
 
-fn generate(attrs: &Attrs, handler: &Handler<'_>) -> TokenStream {
-    let rt = quote!(::afd_runtime::__private);
+/// Expands `context! { input }`: all of its mistakes, or the context's registration.
+pub fn context(input: TokenStream) -> syn::Result<TokenStream> {
+    let errors = Errors::default();
+    let declaration = Declaration::parse(&errors, input);
+    valid::context(&errors, &declaration);
+    errors.check()?;
+    Ok(generate_context(&declaration))
+}
+
+fn generate_command(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream {
+    let rt = runtime(attrs.crate_path.get());
     let item = handler.item;
     let ident = &item.sig.ident;
     let vis = &item.vis;
@@ -82,8 +94,59 @@ fn generate(attrs: &Attrs, handler: &Handler<'_>) -> TokenStream {
     }
 }
 
+fn generate_context(declaration: &Declaration) -> TokenStream {
+    let attrs = &declaration.attrs;
+    let rt = runtime(attrs.crate_path.get());
+    let name = attrs.name.get().expect("validated");
+    let description = declaration.description();
+    let mut calls = TokenStream::new();
+    if let Some(parent) = attrs.parent.get() {
+        calls.extend(quote!(.with_parent(#parent)));
+    }
+    if let Some(priority) = attrs.priority.get() {
+        calls.extend(quote!(.with_priority(#priority)));
+    }
+    if let Some(triggers) = attrs.triggers.get() {
+        calls.extend(quote!(.with_triggers(&[#(#triggers),*])));
+    }
+    if attrs.read_only.get().is_some() {
+        calls.extend(quote!(.with_read_only()));
+    }
+    let location = source_location(name.span(), &rt);
+    quote! {
+        const _: () = {
+            #rt::inventory::submit! {
+                #rt::ContextDef::new(#name, #description, #location) #calls
+            }
+        };
+    }
+}
+
+/// The runtime's hidden re-exports: `::afd_runtime::__private`, or `<path>::__private`
+/// under `crate = "path"`. Either way spanned at the call site, so a renamed runtime gives
+/// the same diagnostics, at the same places, as the default one.
+fn runtime(crate_path: Option<&syn::Path>) -> TokenStream {
+    let path = match crate_path {
+        Some(path) => quote!(#path),
+        None => quote!(::afd_runtime),
+    };
+    respan(&quote!(#path::__private), Span::call_site())
+}
+
+/// `tokens` with every token spanned at `span` (a path has no groups to recurse into).
+fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
+}
+
 /// A `SourceLocation` of the token at `span`, as `file!()` and friends give it there.
-pub fn source_location(span: proc_macro2::Span, rt: &TokenStream) -> TokenStream {
+fn source_location(span: Span, rt: &TokenStream) -> TokenStream {
     quote_spanned! {span=>
         #rt::SourceLocation {
             file: ::core::file!(),
@@ -94,7 +157,7 @@ pub fn source_location(span: proc_macro2::Span, rt: &TokenStream) -> TokenStream
     }
 }
 
-fn builder_calls(attrs: &Attrs, rt: &TokenStream) -> TokenStream {
+fn builder_calls(attrs: &CommandAttrs, rt: &TokenStream) -> TokenStream {
     let mut calls = TokenStream::new();
     let strings = |list: &Vec<LitStr>| quote!(&[#(#list),*]);
     if let Some(category) = attrs.category.get() {
@@ -117,17 +180,17 @@ fn builder_calls(attrs: &Attrs, rt: &TokenStream) -> TokenStream {
         calls.extend(quote!(.with_confirm_prompt(#prompt)));
     }
     if let Some(time) = attrs.execution_time.get() {
-        let variant = match time.value().as_str() {
-            "instant" => quote!(Instant),
-            "fast" => quote!(Fast),
-            "slow" => quote!(Slow),
-            _ => quote!(LongRunning),
+        let variant = match time {
+            ExecutionTime::Instant => quote!(Instant),
+            ExecutionTime::Fast => quote!(Fast),
+            ExecutionTime::Slow => quote!(Slow),
+            ExecutionTime::LongRunning => quote!(LongRunning),
         };
         calls.extend(quote!(.with_execution_time(#rt::ExecutionTime::#variant)));
     }
-    if let Some(errors) = attrs.errors.get() {
-        let errors = strings(errors);
-        calls.extend(quote!(.with_errors(#errors)));
+    if let Some(codes) = attrs.error_codes.get() {
+        let codes = strings(codes);
+        calls.extend(quote!(.with_errors(#codes)));
     }
     if attrs.handoff.get().is_some() {
         let protocol = match attrs.handoff_protocol.get() {
@@ -140,7 +203,10 @@ fn builder_calls(attrs: &Attrs, rt: &TokenStream) -> TokenStream {
         calls.extend(quote!(.with_version(#version)));
     }
     if let Some(surfaces) = attrs.expose.get() {
-        let setters = surfaces.iter().map(|(surface, on)| quote!(.#surface(#on)));
+        let setters = surfaces.iter().map(|exposed| {
+            let (surface, on) = (&exposed.ident, &exposed.on);
+            quote!(.#surface(#on))
+        });
         calls.extend(quote!(.with_expose(#rt::Expose::ALL #(#setters)*)));
     }
     if let Some(aliases) = attrs.aliases.get() {
@@ -251,7 +317,7 @@ fn handler_fn(handler: &Handler<'_>, name: &str, rt: &TokenStream) -> TokenStrea
     let fn_span = sig
         .asyncness
         .map_or_else(|| sig.fn_token.span(), |a| a.span());
-    let rt_at_fn = quote_spanned!(fn_span=> ::afd_runtime::__private);
+    let rt_at_fn = respan(rt, fn_span);
     let boxed = quote_spanned! {fn_span=>
         #rt_at_fn::Box::pin(async move {
             #call

@@ -1,16 +1,23 @@
-//! What to emit when the attribute has errors: the user's function, untouched, beside the
-//! errors, so one mistake does not cascade into "cannot find function" errors elsewhere.
+//! What to emit when a macro call has errors. For `#[command]`, the user's function,
+//! untouched, beside the errors, so one mistake does not cascade into "cannot find
+//! function" errors elsewhere; for `context!`, which defines nothing the user's code names,
+//! the errors alone.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
 /// The function plus `compile_error!`s.
-pub fn expand(item: &syn::ItemFn, error: syn::Error) -> TokenStream {
+pub fn command(item: &syn::ItemFn, error: syn::Error) -> TokenStream {
     let errors = error.into_compile_error();
     quote! {
         #errors
         #item
     }
+}
+
+/// The `compile_error!`s of a context declaration.
+pub fn context(error: syn::Error) -> TokenStream {
+    error.into_compile_error()
 }
 
 /// The item the attribute was put on, unchanged, with an error on what it is instead of a

@@ -1,39 +1,41 @@
-//! Checks that involve several attributes, or an attribute and the function.
+//! Checks on the values as a whole: names in kebab-case, keys that require another key,
+//! the doc comment, repeated list entries, and for `#[command]` the attributes against the
+//! function. Every failed check is recorded; none stops the others.
 
-use crate::ast::Handler;
-use crate::attr::Attrs;
+use proc_macro2::Span;
+use syn::LitStr;
+
+use crate::ast::{Declaration, Handler};
+use crate::attr::{CommandAttrs, ContextAttrs};
 use crate::case::{is_kebab, is_screaming_snake, to_kebab};
-use crate::ctxt::Ctxt;
-
-/// The execution-time classes `execution_time = "..."` accepts.
-pub const EXECUTION_TIMES: &[&str] = &["instant", "fast", "slow", "long-running"];
+use crate::errors::Errors;
 
 /// The command's name: `name = "..."`, else the function name in kebab-case.
-pub fn command_name(attrs: &Attrs, handler: &Handler<'_>) -> String {
+pub fn command_name(attrs: &CommandAttrs, handler: &Handler<'_>) -> String {
     attrs
         .name
         .get()
-        .map(syn::LitStr::value)
+        .map(LitStr::value)
         .unwrap_or_else(|| to_kebab(&handler.item.sig.ident.to_string()))
 }
 
-/// Records every inconsistency between the attributes and the function.
-pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
+/// Records every mistake in a command's attributes and every inconsistency between them
+/// and the function.
+pub fn command(errors: &Errors, attrs: &CommandAttrs, handler: &Handler<'_>) {
     let name = command_name(attrs, handler);
     match attrs.name.get() {
-        Some(lit) if !is_kebab(&name) => cx.error_spanned_by(
-            lit,
-            format!("command names are kebab-case: `{}`, not `{name}`", kebab_hint(&name)),
-        ),
-        None if !is_kebab(&name) => cx.error_at(
+        Some(lit) => {
+            kebab(errors, lit, "command names");
+        }
+        None if !is_kebab(&name) => errors.error_at(
             handler.ident_span(),
             format!("the command name `{name}` derived from this function is not kebab-case; set `name = \"...\"`"),
         ),
-        _ => {}
+        None => {}
     }
 
     if handler.description().is_empty() {
-        cx.error_at(
+        errors.error_at(
             handler.ident_span(),
             "a command needs a doc comment: its first sentence is the summary agents see (`/// Create a todo.`)",
         );
@@ -46,19 +48,13 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
         .chain(attrs.deprecated_aliases.get())
         .flatten()
     {
-        let value = alias.value();
-        if !is_kebab(&value) {
-            cx.error_spanned_by(
+        if kebab(errors, alias, "aliases") && alias.value() == name {
+            errors.error_spanned_by(
                 alias,
                 format!(
-                    "aliases are kebab-case: `{}`, not `{value}`",
-                    kebab_hint(&value)
+                    "`{}` is the command's own name, not an alias",
+                    alias.value()
                 ),
-            );
-        } else if value == name {
-            cx.error_spanned_by(
-                alias,
-                format!("`{value}` is the command's own name, not an alias"),
             );
         }
     }
@@ -66,49 +62,40 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
     if let Some(category) = attrs.category.get()
         && category.value().trim().is_empty()
     {
-        cx.error_spanned_by(category, "`category` cannot be empty");
+        errors.error_spanned_by(category, "`category` cannot be empty");
     }
     for tag in attrs.tags.get().into_iter().flatten() {
         if tag.value().trim().is_empty() {
-            cx.error_spanned_by(tag, "a tag cannot be empty");
+            errors.error_spanned_by(tag, "a tag cannot be empty");
         }
     }
     let contexts = attrs.contexts.get().map(Vec::as_slice).unwrap_or_default();
     for (index, context) in contexts.iter().enumerate() {
-        let value = context.value();
-        if !is_kebab(&value) {
-            cx.error_spanned_by(
-                context,
-                format!(
-                    "context names are kebab-case: `{}`, not `{value}`",
-                    kebab_hint(&value)
-                ),
-            );
-        } else if contexts[..index].iter().any(|seen| seen.value() == value) {
-            cx.error_spanned_by(context, format!("duplicate context `{value}`"));
+        if kebab(errors, context, "context names") && repeats(contexts, index) {
+            errors.error_spanned_by(context, format!("duplicate context `{}`", context.value()));
         }
     }
     if let (Some(tokens), true) = (attrs.contexts.tokens(), contexts.is_empty()) {
-        cx.error_spanned_by(
+        errors.error_spanned_by(
             tokens,
             "`contexts()` is empty: name at least one context, or remove it to make the command universal",
         );
     }
-    for code in attrs.errors.get().into_iter().flatten() {
+    for code in attrs.error_codes.get().into_iter().flatten() {
         if !is_screaming_snake(&code.value()) {
-            cx.error_spanned_by(code, "error codes are SCREAMING_SNAKE_CASE: `NOT_FOUND`");
+            errors.error_spanned_by(code, "error codes are SCREAMING_SNAKE_CASE: `NOT_FOUND`");
         }
     }
 
     if attrs.mutation.get().is_none() {
         if let Some(tokens) = attrs.destructive.tokens() {
-            cx.error_spanned_by(tokens, "`destructive` requires `mutation`");
+            errors.error_spanned_by(tokens, "`destructive` requires `mutation`");
         }
         if let Some(tokens) = attrs.confirm_prompt.tokens() {
-            cx.error_spanned_by(tokens, "`confirm_prompt` requires `mutation`");
+            errors.error_spanned_by(tokens, "`confirm_prompt` requires `mutation`");
         }
         if let Some(tokens) = attrs.idempotent.tokens() {
-            cx.error_spanned_by(
+            errors.error_spanned_by(
                 tokens,
                 "`idempotent` requires `mutation`: read-only commands are idempotent already",
             );
@@ -117,27 +104,84 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, handler: &Handler<'_>) {
     if attrs.handoff.get().is_none()
         && let Some(tokens) = attrs.handoff_protocol.tokens()
     {
-        cx.error_spanned_by(tokens, "`handoff_protocol` requires `handoff`");
-    }
-    if let Some(time) = attrs.execution_time.get()
-        && !EXECUTION_TIMES.contains(&time.value().as_str())
-    {
-        cx.error_spanned_by(
-            time,
-            format!(
-                "unknown execution time `{}`; expected one of `instant`, `fast`, `slow`, `long-running`",
-                time.value()
-            ),
-        );
+        errors.error_spanned_by(tokens, "`handoff_protocol` requires `handoff`");
     }
     if let Some(version) = attrs.version.get()
         && version.value().trim().is_empty()
     {
-        cx.error_spanned_by(version, "`version` cannot be empty");
+        errors.error_spanned_by(version, "`version` cannot be empty");
     }
 }
 
-pub(crate) fn kebab_hint(name: &str) -> String {
+/// Records every mistake in a context's declaration.
+pub fn context(errors: &Errors, declaration: &Declaration) {
+    for attr in &declaration.docs {
+        if !attr.path().is_ident("doc") {
+            errors.error_spanned_by(attr, "only doc comments may precede a context's keys");
+        }
+    }
+    let attrs: &ContextAttrs = &declaration.attrs;
+    let Some(name) = attrs.name.get() else {
+        errors.error_at(
+            Span::call_site(),
+            "a context needs a name: `name = \"document-editing\"`",
+        );
+        return;
+    };
+    kebab(errors, name, "context names");
+    if declaration.description().is_empty() {
+        errors.error_spanned_by(
+            name,
+            "a context needs a doc comment: agents read it to choose a context (`/// Editing the document's text.`)",
+        );
+    }
+    if let Some(parent) = attrs.parent.get() {
+        if parent.value() == name.value() {
+            errors.error_spanned_by(parent, "a context cannot be its own parent");
+        } else {
+            kebab(errors, parent, "context names");
+        }
+    }
+    if let Some(priority) = attrs.priority.get()
+        && priority.base10_parse::<u16>().is_err()
+    {
+        errors.error_spanned_by(priority, "`priority` is an integer from 0 to 65535");
+    }
+    let triggers = attrs.triggers.get().map(Vec::as_slice).unwrap_or_default();
+    for (index, trigger) in triggers.iter().enumerate() {
+        let word = trigger.value();
+        if word.trim().is_empty() {
+            errors.error_spanned_by(trigger, "a trigger keyword cannot be empty");
+        } else if repeats(triggers, index) {
+            errors.error_spanned_by(trigger, format!("duplicate trigger `{word}`"));
+        }
+    }
+}
+
+/// Whether `lit` is kebab-case; if not, records "`what` are kebab-case: `todo-create`, not
+/// `todoCreate`" on it.
+fn kebab(errors: &Errors, lit: &LitStr, what: &str) -> bool {
+    let value = lit.value();
+    let ok = is_kebab(&value);
+    if !ok {
+        errors.error_spanned_by(
+            lit,
+            format!(
+                "{what} are kebab-case: `{}`, not `{value}`",
+                kebab_hint(&value)
+            ),
+        );
+    }
+    ok
+}
+
+/// Whether the `index`-th entry of a list repeats an earlier one.
+fn repeats(list: &[LitStr], index: usize) -> bool {
+    let value = list[index].value();
+    list[..index].iter().any(|seen| seen.value() == value)
+}
+
+fn kebab_hint(name: &str) -> String {
     let hint = to_kebab(name).replace(|c: char| !(c.is_ascii_alphanumeric() || c == '-'), "-");
     let mut out = String::new();
     for part in hint.split('-').filter(|part| !part.is_empty()) {
