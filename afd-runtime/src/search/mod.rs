@@ -8,7 +8,7 @@
 //! command, at a lower weight than the word itself), typo correction of words the catalog
 //! does not know, and lexical signals on top of BM25F (query coverage, name and category
 //! coverage, read or write intent, bigrams, lower weight for the later steps of "do A, then
-//! B"). See [`index`] for the details. Build cost and search time are measured by
+//! B"). See [`SearchIndex`] for the details. Build cost and search time are measured by
 //! `cargo bench -p afd-runtime --no-default-features --bench search`.
 //!
 //! ```
@@ -25,12 +25,17 @@
 //! assert!(index.search("   ", 3).is_empty());
 //! ```
 
+mod build;
+mod cues;
 pub mod document;
 pub mod index;
 mod query;
+mod rank;
 pub mod synonyms;
 pub mod tokenize;
 pub mod typo;
+mod vocabulary;
+mod word_map;
 
 pub use document::{Document, params_from_schema};
 pub use index::SearchIndex;
