@@ -27,19 +27,18 @@
 
 mod build;
 mod cues;
-pub mod document;
-pub mod index;
+mod document;
+mod index;
 mod query;
 mod rank;
-pub mod synonyms;
-pub mod tokenize;
-pub mod typo;
+mod synonyms;
+mod tokenize;
+mod typo;
 mod vocabulary;
 mod word_map;
 
-pub use document::{Document, params_from_schema};
+pub use document::Document;
 pub use index::SearchIndex;
-pub use query::{LATER_STEP_WEIGHT, SYNONYM_WEIGHT, TWO_EDIT_TYPO_WEIGHT, TYPO_WEIGHT};
 
 /// Queries are cut to this many bytes (at a character boundary) before analysis.
 pub const MAX_QUERY_BYTES: usize = 1024;

@@ -26,13 +26,13 @@ use super::tokenize::{self, Piece};
 use super::vocabulary::{Vocabulary, bigram_key};
 
 /// The weight of a match through a synonym, relative to the query's own word.
-pub const SYNONYM_WEIGHT: f32 = 0.6;
+const SYNONYM_WEIGHT: f32 = 0.6;
 /// The weight of a typo correction one edit away.
-pub const TYPO_WEIGHT: f32 = 0.8;
+const TYPO_WEIGHT: f32 = 0.8;
 /// The weight of a typo correction two edits away.
-pub const TWO_EDIT_TYPO_WEIGHT: f32 = 0.6;
+const TWO_EDIT_TYPO_WEIGHT: f32 = 0.6;
 /// The weight of the words of later steps ("..., then ...").
-pub const LATER_STEP_WEIGHT: f32 = 0.2;
+const LATER_STEP_WEIGHT: f32 = 0.2;
 /// Most words read from a query.
 const MAX_WORDS: usize = 64;
 /// Most concepts searched for.
