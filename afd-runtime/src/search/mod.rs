@@ -9,7 +9,7 @@
 //! does not know, and lexical signals on top of BM25F (query coverage, name and category
 //! coverage, read or write intent, bigrams, lower weight for the later steps of "do A, then
 //! B"). See [`SearchIndex`] for the details. Build cost and search time are measured by
-//! `cargo bench -p afd-runtime --no-default-features --bench search`.
+//! `cargo bench -p afd-search-eval --bench search`.
 //!
 //! ```
 //! use afd_runtime::search::{Document, SearchIndex};
