@@ -10,10 +10,11 @@ mod bench;
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use afd_runtime::search::{Document, SearchIndex};
+use afd_runtime::search::SearchIndex;
+use afd_search_eval::catalogs;
 use clap::Parser;
 use serde_json::{Value, json};
 
@@ -57,10 +58,10 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let (Some(catalogs), Some(queries_path)) = (&args.catalogs, &args.queries) else {
+    let (Some(catalog_dir), Some(queries_path)) = (&args.catalogs, &args.queries) else {
         return Err("--catalogs and --queries are required".to_owned());
     };
-    let (ids, docs) = load_catalogs(catalogs)?;
+    let (ids, docs) = catalogs::load(catalog_dir)?;
     let index = SearchIndex::build(docs);
     let queries = fs::read_to_string(queries_path)
         .map_err(|e| format!("cannot read {}: {e}", queries_path.display()))?;
@@ -86,38 +87,4 @@ fn run(args: &Args) -> Result<(), String> {
             .map_err(|e| format!("cannot write: {e}"))?;
     }
     out.flush().map_err(|e| format!("cannot write: {e}"))
-}
-
-/// Every tool of every `*.json` catalog in `dir` (files in name order): ids
-/// `<file stem>/<tool name>` and documents whose category is the file stem.
-fn load_catalogs(dir: &Path) -> Result<(Vec<String>, Vec<Document>), String> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .collect();
-    files.sort();
-    let mut ids = Vec::new();
-    let mut docs = Vec::new();
-    for path in files {
-        let stem = path
-            .file_stem()
-            .and_then(|stem| stem.to_str())
-            .ok_or_else(|| format!("{}: file name is not UTF-8", path.display()))?;
-        let text = fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let catalog: Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let tools = catalog
-            .get("tools")
-            .and_then(Value::as_array)
-            .ok_or_else(|| format!("{}: no \"tools\" array", path.display()))?;
-        for tool in tools {
-            if let Some(doc) = Document::from_mcp_tool(stem, tool) {
-                ids.push(format!("{stem}/{}", doc.name));
-                docs.push(doc);
-            }
-        }
-    }
-    Ok((ids, docs))
 }

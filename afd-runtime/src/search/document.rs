@@ -130,7 +130,7 @@ impl Document {
 /// The parameters of a JSON Schema: each top-level property's name and `description`
 /// (empty when it has none), in the schema's order, at most 64, descriptions cut to a few
 /// hundred bytes.
-pub fn params_from_schema(schema: &Value) -> Vec<(String, String)> {
+fn params_from_schema(schema: &Value) -> Vec<(String, String)> {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return Vec::new();
     };

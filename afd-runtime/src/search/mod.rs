@@ -8,8 +8,8 @@
 //! command, at a lower weight than the word itself), typo correction of words the catalog
 //! does not know, and lexical signals on top of BM25F (query coverage, name and category
 //! coverage, read or write intent, bigrams, lower weight for the later steps of "do A, then
-//! B"). See [`index`] for the details. Build cost and search time are measured by
-//! `cargo bench -p afd-runtime --no-default-features --bench search`.
+//! B"). See [`SearchIndex`] for the details. Build cost and search time are measured by
+//! `cargo bench -p afd-search-eval --bench search`.
 //!
 //! ```
 //! use afd_runtime::search::{Document, SearchIndex};
@@ -25,16 +25,20 @@
 //! assert!(index.search("   ", 3).is_empty());
 //! ```
 
-pub mod document;
-pub mod index;
+mod build;
+mod cues;
+mod document;
+mod index;
 mod query;
-pub mod synonyms;
-pub mod tokenize;
-pub mod typo;
+mod rank;
+mod synonyms;
+mod tokenize;
+mod typo;
+mod vocabulary;
+mod word_map;
 
-pub use document::{Document, params_from_schema};
+pub use document::Document;
 pub use index::SearchIndex;
-pub use query::{LATER_STEP_WEIGHT, SYNONYM_WEIGHT, TWO_EDIT_TYPO_WEIGHT, TYPO_WEIGHT};
 
 /// Queries are cut to this many bytes (at a character boundary) before analysis.
 pub const MAX_QUERY_BYTES: usize = 1024;

@@ -1,5 +1,6 @@
-//! Query analysis: the query's words become *concepts*, each a set of index terms that
-//! satisfy it (its own stem, its synonyms, corrections of a typo) with a weight each.
+//! Query analysis against a [`Vocabulary`]: the query's words become *concepts*, each a set
+//! of index terms that satisfy it (its own stem, its synonyms, corrections of a typo) with
+//! a weight each.
 //!
 //! Besides the plain words, analysis recognises:
 //! - **compounds written apart**: two adjacent words whose concatenation the vocabulary
@@ -18,19 +19,20 @@
 //!   requests", `pullRequests`) are each satisfied by their own stem or by the compound.
 
 use super::MAX_QUERY_BYTES;
+use super::cues::cue;
 use super::document::truncate;
-use super::index::{SearchIndex, bigram_key};
 use super::synonyms::SynonymTable;
 use super::tokenize::{self, Piece};
+use super::vocabulary::{Vocabulary, bigram_key};
 
 /// The weight of a match through a synonym, relative to the query's own word.
-pub const SYNONYM_WEIGHT: f32 = 0.6;
+const SYNONYM_WEIGHT: f32 = 0.6;
 /// The weight of a typo correction one edit away.
-pub const TYPO_WEIGHT: f32 = 0.8;
+const TYPO_WEIGHT: f32 = 0.8;
 /// The weight of a typo correction two edits away.
-pub const TWO_EDIT_TYPO_WEIGHT: f32 = 0.6;
+const TWO_EDIT_TYPO_WEIGHT: f32 = 0.6;
 /// The weight of the words of later steps ("..., then ...").
-pub const LATER_STEP_WEIGHT: f32 = 0.2;
+const LATER_STEP_WEIGHT: f32 = 0.2;
 /// Most words read from a query.
 const MAX_WORDS: usize = 64;
 /// Most concepts searched for.
@@ -68,86 +70,6 @@ pub(crate) struct Query {
     pub list: Option<u32>,
 }
 
-/// Words that ask to read: questions and reading verbs.
-const READ_CUES: &[&str] = &[
-    "what",
-    "which",
-    "who",
-    "whose",
-    "where",
-    "when",
-    "how",
-    "why",
-    "show",
-    "list",
-    "get",
-    "find",
-    "search",
-    "view",
-    "see",
-    "look",
-    "read",
-    "fetch",
-    "retrieve",
-    "display",
-    "describe",
-    "explain",
-    "count",
-    "inspect",
-    "lookup",
-    "browse",
-    "check",
-    "summarize",
-    "summarise",
-    "compare",
-    "give",
-    "tell",
-];
-
-/// Verbs that ask for a change.
-const WRITE_CUES: &[&str] = &[
-    "create", "add", "new", "make", "insert", "update", "edit", "modify", "change", "set",
-    "delete", "remove", "erase", "destroy", "drop", "move", "rename", "copy", "send", "post",
-    "publish", "write", "save", "store", "persist", "put", "upload", "attach", "assign", "merge",
-    "apply", "push", "run", "execute", "start", "stop", "cancel", "close", "finish", "complete",
-    "finalize", "mark", "link", "tag", "label", "archive", "restore", "reset", "revert", "undo",
-    "refund", "respond", "reply", "comment", "invite", "approve", "reject", "enable", "disable",
-    "schedule", "record", "append", "replace", "lock", "unlock", "deploy", "install", "register",
-    "submit", "trigger", "fill", "click", "type", "press", "navigate", "open", "upgrade", "import",
-    "transfer", "pay", "charge", "resolve", "spin", "launch",
-];
-
-/// The stems of [`READ_CUES`] and [`WRITE_CUES`], sorted.
-fn cue_stems() -> &'static (Vec<String>, Vec<String>) {
-    static STEMS: std::sync::LazyLock<(Vec<String>, Vec<String>)> =
-        std::sync::LazyLock::new(|| {
-            let stems = |words: &[&str]| {
-                let mut out: Vec<String> = words
-                    .iter()
-                    .map(|w| tokenize::stem(w).into_owned())
-                    .collect();
-                out.sort();
-                out.dedup();
-                out
-            };
-            (stems(READ_CUES), stems(WRITE_CUES))
-        });
-    &STEMS
-}
-
-/// Whether a word is a read cue (`Some(true)`), a write cue (`Some(false)`) or neither.
-pub(crate) fn cue(word: &str) -> Option<bool> {
-    let (read, write) = cue_stems();
-    let stem = tokenize::stem(word);
-    if read.binary_search_by(|s| s.as_str().cmp(&stem)).is_ok() {
-        return Some(true);
-    }
-    if write.binary_search_by(|s| s.as_str().cmp(&stem)).is_ok() {
-        return Some(false);
-    }
-    None
-}
-
 /// The position of the word that leads the request: the first word that is not a stop
 /// word, or a question word before it. An imperative verb stands there ("show ...",
 /// "create ..."); elsewhere a cue word is more often a noun ("comment history").
@@ -180,7 +102,7 @@ struct Word {
 }
 
 /// The words of the query, lowercase, stop words included, with their step weights.
-fn words(index: &SearchIndex, text: &str) -> Vec<Word> {
+fn words(vocab: &impl Vocabulary, text: &str) -> Vec<Word> {
     let mut words: Vec<Word> = Vec::new();
     let mut parts = 0usize;
     tokenize::for_each_word(text, |word, piece| {
@@ -192,7 +114,7 @@ fn words(index: &SearchIndex, text: &str) -> Vec<Word> {
             Piece::Part => parts += 1,
             Piece::Compound => {
                 // `localStorage`: keep it whole when the vocabulary knows the whole.
-                if index.word_id(word).is_some() {
+                if vocab.word_id(word).is_some() {
                     words.truncate(words.len().saturating_sub(parts));
                 } else {
                     parts = 0;
@@ -224,21 +146,47 @@ fn words(index: &SearchIndex, text: &str) -> Vec<Word> {
     words
 }
 
-/// Analyses `text` against the vocabulary of `index`.
-pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
+/// Analyses `text` against `vocab`.
+pub(crate) fn parse(vocab: &impl Vocabulary, text: &str) -> Query {
     let text = truncate(text, MAX_QUERY_BYTES);
-    let mut words = words(index, text);
+    let mut words = words(vocab, text);
     let table = SynonymTable::builtin();
     let mut query = Query {
         read_intent: read_intent(&words),
         ..Query::default()
     };
+    phrase_concepts(vocab, table, &mut words, &mut query);
+    let sequence = word_concepts(vocab, table, &words, &mut query);
+    for pair in sequence.windows(2) {
+        let ((first, step_a), (second, step_b)) = (pair[0], pair[1]);
+        if first != second {
+            let weight = step_a.min(step_b) * (vocab.idf(first) + vocab.idf(second)) / 2.0;
+            query.bigrams.push((bigram_key(first, second), weight));
+        }
+    }
+    for concept in &query.concepts {
+        for &(term, weight) in &concept.expansions {
+            query.matches.push((term, weight * concept.weight));
+        }
+    }
+    if names_plurals(&words) && query.read_intent != Some(false) {
+        query.list = vocab.term_of_stem(&tokenize::stem("list"));
+    }
+    query
+        .matches
+        .sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    query.matches.dedup_by_key(|entry| entry.0);
+    query
+}
 
-    let mut work = Work::default();
-    // Main term of each word concept in query order, for bigrams.
-    let mut sequence: Vec<(u32, f32)> = Vec::new();
-
-    // Phrases of the synonym table, stop words included ("sign in", "how many").
+/// Adds a concept for each phrase of the synonym table the query contains, stop words
+/// included ("sign in", "how many"). A phrase with a stop word takes its words.
+fn phrase_concepts(
+    vocab: &impl Vocabulary,
+    table: &SynonymTable,
+    words: &mut [Word],
+    query: &mut Query,
+) {
     let longest = table.longest_phrase();
     for start in 0..words.len() {
         for len in 2..=longest.min(words.len() - start) {
@@ -252,7 +200,7 @@ pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
             }
             let mut expansions = Vec::new();
             for stem in synonyms {
-                if let Some(term) = index.term_of_stem(stem) {
+                if let Some(term) = vocab.term_of_stem(stem) {
                     push_max(&mut expansions, term, SYNONYM_WEIGHT);
                 }
             }
@@ -261,14 +209,26 @@ pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
             // its content word alone: the phrase replaces it. Otherwise ("pull request")
             // the words are searched too.
             let idiom = window.iter().any(|word| tokenize::is_stop_word(word));
-            if add_concept(&mut query, index, step, expansions) && idiom {
+            if add_concept(query, vocab, step, expansions) && idiom {
                 for word in &mut words[start..start + len] {
                     word.consumed = true;
                 }
             }
         }
     }
+}
 
+/// Adds a concept for each content word the phrases left, or for the compound two
+/// adjacent words form; returns the main term of each, with its step weight, in query
+/// order (for bigrams).
+fn word_concepts(
+    vocab: &impl Vocabulary,
+    table: &SynonymTable,
+    words: &[Word],
+    query: &mut Query,
+) -> Vec<(u32, f32)> {
+    let mut work = Work::default();
+    let mut sequence: Vec<(u32, f32)> = Vec::new();
     let mut at = 0;
     // The term of a compound the current word forms with its neighbour.
     let mut joined_with_previous: Option<u32> = None;
@@ -284,21 +244,21 @@ pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
             let joined = format!("{}{}", words[at].text, next.text);
             let content =
                 !tokenize::is_stop_word(&words[at].text) && !tokenize::is_stop_word(&next.text);
-            if let Some(id) = index.word_id(&joined).filter(|_| {
+            if let Some(id) = vocab.word_id(&joined).filter(|_| {
                 content && joined.chars().count() >= 5 && !tokenize::is_stop_word(&joined)
             }) {
                 // Two content words ("pull requests"): either satisfies its own concept
                 // or the compound (`pullRequests`).
-                let term = index.term_of_word(id);
+                let term = vocab.term_of_word(id);
                 extra = Some(term);
                 joined_with_previous = Some(term);
             } else if joined.chars().count() >= 5
                 && !tokenize::is_stop_word(&joined)
-                && index.word_id(&joined).is_some()
+                && vocab.word_id(&joined).is_some()
             {
                 let step = words[at].step.max(next.step);
                 if let Some(term) =
-                    word_concept(index, table, &joined, step, &mut work, &mut query, None)
+                    word_concept(vocab, table, &joined, step, &mut work, query, None)
                 {
                     sequence.push((term, step));
                 }
@@ -308,28 +268,19 @@ pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
         }
         let word = &words[at];
         if !tokenize::is_stop_word(&word.text)
-            && let Some(term) = word_concept(
-                index, table, &word.text, word.step, &mut work, &mut query, extra,
-            )
+            && let Some(term) =
+                word_concept(vocab, table, &word.text, word.step, &mut work, query, extra)
         {
             sequence.push((term, word.step));
         }
         at += 1;
     }
+    sequence
+}
 
-    for pair in sequence.windows(2) {
-        let ((first, step_a), (second, step_b)) = (pair[0], pair[1]);
-        if first != second {
-            let weight = step_a.min(step_b) * (index.idf(first) + index.idf(second)) / 2.0;
-            query.bigrams.push((bigram_key(first, second), weight));
-        }
-    }
-    for concept in &query.concepts {
-        for &(term, weight) in &concept.expansions {
-            query.matches.push((term, weight * concept.weight));
-        }
-    }
-    let plural = words.iter().any(|word| {
+/// Whether the first step of the query names something in the plural ("datasource UIDs").
+fn names_plurals(words: &[Word]) -> bool {
+    words.iter().any(|word| {
         word.step >= 1.0
             && word.text.len() >= 4
             && word.text.ends_with('s')
@@ -337,15 +288,7 @@ pub(crate) fn parse(index: &SearchIndex, text: &str) -> Query {
             && !tokenize::is_stop_word(&word.text)
             && cue(&word.text).is_none()
             && tokenize::stem(&word.text).len() < word.text.len()
-    });
-    if plural && query.read_intent != Some(false) {
-        query.list = index.term_of_stem(&tokenize::stem("list"));
-    }
-    query
-        .matches
-        .sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-    query.matches.dedup_by_key(|entry| entry.0);
-    query
+    })
 }
 
 /// Working memory of one analysis.
@@ -359,7 +302,7 @@ struct Work {
 
 /// Adds the concept of one query word; returns its main term when it has one.
 fn word_concept(
-    index: &SearchIndex,
+    vocab: &impl Vocabulary,
     table: &SynonymTable,
     word: &str,
     step: f32,
@@ -375,24 +318,24 @@ fn word_concept(
     let mut expansions: Vec<(u32, f32)> = Vec::new();
     // Stems whose synonyms count, with the weight they carry.
     let mut sources: Vec<(String, f32)> = Vec::new();
-    if let Some(term) = index.term_of_stem(&stem) {
+    if let Some(term) = vocab.term_of_stem(&stem) {
         expansions.push((term, 1.0));
-    } else if index.word_id(word).is_none() {
-        index.corrections(word, MAX_CORRECTIONS, corrections);
+    } else if vocab.word_id(word).is_none() {
+        vocab.corrections(word, MAX_CORRECTIONS, corrections);
         for &(id, distance) in corrections.iter() {
             let weight = if distance <= 1 {
                 TYPO_WEIGHT
             } else {
                 TWO_EDIT_TYPO_WEIGHT
             };
-            push_max(&mut expansions, index.term_of_word(id), weight);
-            sources.push((tokenize::stem(index.word_text(id)).into_owned(), weight));
+            push_max(&mut expansions, vocab.term_of_word(id), weight);
+            sources.push((tokenize::stem(vocab.word_text(id)).into_owned(), weight));
         }
     }
     sources.insert(0, (stem.clone(), 1.0));
     for (source, weight) in &sources {
         for synonym in table.of_stem(source) {
-            if let Some(term) = index.term_of_stem(synonym) {
+            if let Some(term) = vocab.term_of_stem(synonym) {
                 push_max(&mut expansions, term, SYNONYM_WEIGHT * weight);
             }
         }
@@ -402,7 +345,7 @@ fn word_concept(
         push_max(&mut expansions, term, 1.0);
     }
     let main = expansions.first().map(|&(term, _)| term);
-    if add_concept(query, index, step, expansions) {
+    if add_concept(query, vocab, step, expansions) {
         main
     } else {
         None
@@ -412,7 +355,7 @@ fn word_concept(
 /// Adds a concept when it has terms; returns whether it did.
 fn add_concept(
     query: &mut Query,
-    index: &SearchIndex,
+    vocab: &impl Vocabulary,
     step: f32,
     expansions: Vec<(u32, f32)>,
 ) -> bool {
@@ -421,7 +364,7 @@ fn add_concept(
     }
     let idf = expansions
         .iter()
-        .map(|&(term, weight)| index.idf(term) * weight)
+        .map(|&(term, weight)| vocab.idf(term) * weight)
         .fold(0.0, f32::max);
     let top = expansions
         .iter()

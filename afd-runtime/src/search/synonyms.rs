@@ -4,8 +4,8 @@
 //!
 //! Groups are symmetric: every member stands for every other. A word may belong to several
 //! groups (`show` lists and displays). Matches through a synonym count less than matches of
-//! the query's own words (see the index's synonym weight), so a command that uses the
-//! query's exact word still ranks first. Members with a space are phrases: a query that
+//! the query's own words (see the synonym weight of query analysis), so a command that uses
+//! the query's exact word still ranks first. Members with a space are phrases: a query that
 //! contains the phrase ("sign in", "how many") stands for the group's single words.
 //!
 //! The table is deliberately generic (CRUD verbs, version control, issue tracking, files,
@@ -330,7 +330,7 @@ const GROUPS: &[&[&str]] = &[
 const MAX_GROUPS_PER_WORD: usize = 8;
 
 /// The table in the form the index reads: single words by stem, phrases by their words.
-pub struct SynonymTable {
+pub(crate) struct SynonymTable {
     /// For each stem, the stems it stands for (without itself).
     words: HashMap<Box<str>, Vec<Box<str>>>,
     /// For each phrase (its lowercase words joined by one space), the stems of the
@@ -405,25 +405,18 @@ impl SynonymTable {
     }
 
     /// The built-in table of general software vocabulary.
-    pub fn builtin() -> &'static SynonymTable {
+    pub(crate) fn builtin() -> &'static SynonymTable {
         static TABLE: LazyLock<SynonymTable> = LazyLock::new(|| SynonymTable::build(GROUPS));
         &TABLE
     }
 
     /// The stems a stem stands for, without itself; empty when it has no synonyms.
-    ///
-    /// ```
-    /// use afd_runtime::search::synonyms::SynonymTable;
-    /// use afd_runtime::search::tokenize::stem;
-    /// let table = SynonymTable::builtin();
-    /// assert!(table.of_stem(&stem("erase")).iter().any(|s| **s == *stem("delete")));
-    /// ```
-    pub fn of_stem(&self, stem: &str) -> &[Box<str>] {
+    pub(crate) fn of_stem(&self, stem: &str) -> &[Box<str>] {
         self.words.get(stem).map_or(&[], Vec::as_slice)
     }
 
     /// The stems a phrase stands for; `words` are lowercase words, stop words included.
-    pub fn of_phrase(&self, words: &[&str]) -> &[Box<str>] {
+    pub(crate) fn of_phrase(&self, words: &[&str]) -> &[Box<str>] {
         if words.len() < 2 || words.len() > self.longest_phrase {
             return &[];
         }
@@ -438,7 +431,7 @@ impl SynonymTable {
     }
 
     /// The most words a phrase of the table has.
-    pub fn longest_phrase(&self) -> usize {
+    pub(crate) fn longest_phrase(&self) -> usize {
         self.longest_phrase
     }
 }
@@ -458,6 +451,12 @@ mod tests {
     #[test]
     fn groups_are_symmetric() {
         let table = SynonymTable::builtin();
+        assert!(
+            table
+                .of_stem(&stem("erase"))
+                .iter()
+                .any(|s| **s == *stem("delete"))
+        );
         assert!(has(table, "remove", "delete"));
         assert!(has(table, "delete", "remove"));
         assert!(has(table, "ticket", "issue"));

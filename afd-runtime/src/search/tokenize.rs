@@ -14,7 +14,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 
 /// Where a word came from inside its run of letters and digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Piece {
+pub(crate) enum Piece {
     /// The run has no case change: the word is the whole run.
     Whole,
     /// One part of a run split at a case change (`create` in `createUser`).
@@ -29,23 +29,7 @@ pub enum Piece {
 const MIN_WORD_CHARS: usize = 2;
 
 /// Calls `emit` with every lowercase word of `text`, in order, stop words included.
-///
-/// ```
-/// use afd_runtime::search::tokenize::{Piece, for_each_word};
-/// let mut words = Vec::new();
-/// for_each_word("user-create createUser", |word, piece| words.push((word.to_owned(), piece)));
-/// assert_eq!(
-///     words,
-///     [
-///         ("user".into(), Piece::Whole),
-///         ("create".into(), Piece::Whole),
-///         ("create".into(), Piece::Part),
-///         ("user".into(), Piece::Part),
-///         ("createuser".into(), Piece::Compound),
-///     ]
-/// );
-/// ```
-pub fn for_each_word(text: &str, mut emit: impl FnMut(&str, Piece)) {
+pub(crate) fn for_each_word(text: &str, mut emit: impl FnMut(&str, Piece)) {
     let mut buffer = String::new();
     let bytes = text.as_bytes();
     let mut index = 0;
@@ -191,13 +175,7 @@ fn emit_lower(word: &str, buffer: &mut String, piece: Piece, emit: &mut impl FnM
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
 /// The Snowball English stem of a lowercase word.
-///
-/// ```
-/// use afd_runtime::search::tokenize::stem;
-/// assert_eq!(stem("created"), stem("creating"));
-/// assert_eq!(stem("creates"), stem("create"));
-/// ```
-pub fn stem(word: &str) -> Cow<'_, str> {
+pub(crate) fn stem(word: &str) -> Cow<'_, str> {
     let stem = STEMMER.stem(word);
     // Snowball keeps the `s` of a plural without a vowel before it (`dsns`, `vms`): drop
     // it, so that `DSNs` finds `dsn`.
@@ -383,13 +361,7 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 /// Whether a lowercase word is a stop word.
-///
-/// ```
-/// use afd_runtime::search::tokenize::is_stop_word;
-/// assert!(is_stop_word("the"));
-/// assert!(!is_stop_word("delete"));
-/// ```
-pub fn is_stop_word(word: &str) -> bool {
+pub(crate) fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.binary_search(&word).is_ok()
 }
 
@@ -411,6 +383,30 @@ mod tests {
                 .iter()
                 .all(|w| w.chars().all(|c| c.is_ascii_lowercase()))
         );
+    }
+
+    #[test]
+    fn tells_each_word_where_it_came_from() {
+        let mut words = Vec::new();
+        for_each_word("user-create createUser", |word, piece| {
+            words.push((word.to_owned(), piece))
+        });
+        assert_eq!(
+            words,
+            [
+                ("user".into(), Piece::Whole),
+                ("create".into(), Piece::Whole),
+                ("create".into(), Piece::Part),
+                ("user".into(), Piece::Part),
+                ("createuser".into(), Piece::Compound),
+            ]
+        );
+    }
+
+    #[test]
+    fn knows_stop_words() {
+        assert!(is_stop_word("the"));
+        assert!(!is_stop_word("delete"));
     }
 
     #[test]
@@ -441,6 +437,8 @@ mod tests {
 
     #[test]
     fn stems_word_forms_together() {
+        assert_eq!(stem("created"), stem("creating"));
+        assert_eq!(stem("creates"), stem("create"));
         let forms = ["create", "created", "creating", "creates"];
         let stems: Vec<_> = forms.iter().map(|w| stem(w).into_owned()).collect();
         assert!(stems.windows(2).all(|pair| pair[0] == pair[1]), "{stems:?}");

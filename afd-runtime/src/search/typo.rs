@@ -10,15 +10,15 @@
 
 /// Words shorter than this (in characters) are neither corrected nor offered as
 /// corrections: at that length one edit makes a different word.
-pub const MIN_TYPO_CHARS: usize = 4;
+const MIN_TYPO_CHARS: usize = 4;
 /// Words at least this long may be two edits away from their correction.
-pub const TWO_EDIT_CHARS: usize = 8;
+const TWO_EDIT_CHARS: usize = 8;
 /// Words longer than this are not looked up (and not filed).
 const MAX_TYPO_CHARS: usize = 40;
 
 /// The deletion-neighbourhood index of a vocabulary.
 #[derive(Debug, Default)]
-pub struct TypoIndex {
+pub(crate) struct TypoIndex {
     /// `(key, word id)`, sorted: the hash of each word and of each one-deletion form.
     keys: Vec<(u64, u32)>,
 }
@@ -40,7 +40,7 @@ fn hash_without(word: &str, skip: usize) -> u64 {
 
 impl TypoIndex {
     /// Files every word (by its position in `words`) of a length worth correcting.
-    pub fn build<'a>(words: impl IntoIterator<Item = &'a str>) -> Self {
+    pub(crate) fn build<'a>(words: impl IntoIterator<Item = &'a str>) -> Self {
         let mut keys = Vec::new();
         for (id, word) in words.into_iter().enumerate() {
             let Ok(id) = u32::try_from(id) else { break };
@@ -62,7 +62,7 @@ impl TypoIndex {
     /// assumed not to be in the vocabulary: at most `max` of them, all at the smallest
     /// distance found, fewest first by `rank` (lower first) then id. `word` gives a word's
     /// text by id. Empty when `query` is too short or nothing is close.
-    pub fn corrections<'w>(
+    pub(crate) fn corrections<'w>(
         &self,
         query: &str,
         word: impl Fn(u32) -> &'w str,
@@ -104,16 +104,6 @@ impl TypoIndex {
         }
         out.sort_by_key(|&(id, _)| (rank(id), id));
         out.truncate(max);
-    }
-
-    /// How many keys the index holds.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Whether the index holds no key.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
     }
 }
 
