@@ -3,7 +3,7 @@
 //! top-level field whose value did not fit so that the error can name it.
 
 use serde::Deserializer;
-use serde::de::{DeserializeOwned, Expected, Unexpected, Visitor};
+use serde::de::{DeserializeOwned, Visitor};
 use serde_json::Value;
 
 use super::entries::{Entries, MapKeys, StructKeys};
@@ -90,34 +90,6 @@ impl<'a> InputDeserializer<'a> {
     pub(crate) fn new(input: Value, failed: &'a mut Option<String>) -> Self {
         InputDeserializer { input, failed }
     }
-}
-
-/// What serde expected, for an error about `value` (serde_json's `Value::unexpected`).
-#[cold]
-fn unexpected(value: &Value) -> Unexpected<'_> {
-    match value {
-        Value::Null => Unexpected::Unit,
-        Value::Bool(b) => Unexpected::Bool(*b),
-        Value::Number(n) => {
-            if let Some(n) = n.as_u64() {
-                Unexpected::Unsigned(n)
-            } else if let Some(n) = n.as_i64() {
-                Unexpected::Signed(n)
-            } else {
-                Unexpected::Float(n.as_f64().unwrap_or(f64::NAN))
-            }
-        }
-        Value::String(s) => Unexpected::Str(s),
-        Value::Array(_) => Unexpected::Seq,
-        Value::Object(_) => Unexpected::Map,
-    }
-}
-
-/// The error for `value` where `expected` was wanted.
-#[cold]
-#[inline(never)]
-pub(super) fn invalid_type(value: &Value, expected: &dyn Expected) -> serde_json::Error {
-    serde::de::Error::invalid_type(unexpected(value), expected)
 }
 
 impl<'de> Deserializer<'de> for InputDeserializer<'_> {

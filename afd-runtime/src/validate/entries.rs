@@ -8,10 +8,9 @@ use std::marker::PhantomData;
 
 use serde::Deserializer;
 use serde::de::value::StrDeserializer;
-use serde::de::{DeserializeSeed, Expected, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Expected, IgnoredAny, MapAccess, Unexpected, Visitor};
 use serde_json::{Map, Value};
 
-use super::de::invalid_type;
 
 /// How [`Entries`] reads keys: as plain strings for a struct's field names, or as
 /// serde_json reads a map's keys (numbers and booleans in quotes too).
@@ -203,4 +202,31 @@ fn check_consumed(len: usize, remaining: usize) -> Result<(), serde_json::Error>
             &"fewer elements in map",
         ))
     }
+}
+
+/// What serde expected, for an error about `value` (serde_json's `Value::unexpected`).
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => {
+            if let Some(n) = n.as_u64() {
+                Unexpected::Unsigned(n)
+            } else if let Some(n) = n.as_i64() {
+                Unexpected::Signed(n)
+            } else {
+                Unexpected::Float(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
+/// The error for `value` where `expected` was wanted.
+#[cold]
+#[inline(never)]
+pub(super) fn invalid_type(value: &Value, expected: &dyn Expected) -> serde_json::Error {
+    serde::de::Error::invalid_type(unexpected(value), expected)
 }
