@@ -1,5 +1,6 @@
-//! The MCP server: the catalog served to agents over `rmcp`, with the tool strategies of
-//! the AFD specification. The only module that knows rmcp.
+//! The MCP server: the command catalog served to agents over `rmcp`, listed as tools in
+//! one of four strategies (individual, grouped, lazy, hybrid) and as resources. The only
+//! module that knows rmcp.
 //!
 //! ```no_run
 //! use afd_runtime::mcp::{McpServer, Strategy};
@@ -176,8 +177,8 @@ impl McpServerBuilder {
     }
 
     /// In lazy and hybrid, also lists every exposed command by name and one-line summary
-    /// with a permissive schema (seed 002's approach A): the agent sees what exists without
-    /// a discover call, and loads a schema with afd-detail. Costs tokens per command.
+    /// with a permissive schema: the agent sees what exists without a discover call, and
+    /// loads a schema with afd-detail. Costs tokens per command.
     #[must_use]
     pub fn list_names(mut self, on: bool) -> Self {
         self.list_names = on;

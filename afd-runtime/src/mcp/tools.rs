@@ -49,7 +49,7 @@ pub(crate) enum Route {
     Schema,
 }
 
-/// afd-help, afd-docs and afd-schema (FR-5's bootstrap tools), read-only.
+/// The bootstrap tools afd-help, afd-docs and afd-schema, read-only.
 pub(crate) fn bootstrap_tools() -> Vec<(Tool, Route)> {
     use crate::bootstrap::{docs_schema, help_schema, schema_schema};
     vec![
@@ -379,8 +379,8 @@ fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
     tools
 }
 
-/// Seed 002's approach A: a command listed by name and summary with a permissive schema;
-/// its real schema comes from afd-detail (and validates every call).
+/// A command listed by name and summary with a permissive schema; its real schema comes
+/// from afd-detail (and validates every call).
 fn named_tool(entry: &CommandEntry) -> Tool {
     let def = entry.def();
     let mut annotations = ToolAnnotations::new().read_only(!def.is_mutation());
