@@ -34,14 +34,16 @@ use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation, JsonObject,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ProgressToken, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{RoleServer, ServerHandler};
-use serde::Serialize;
+use rmcp::{Peer, RoleServer, ServerHandler};
+use serde::{Deserialize as _, Serialize};
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 pub use resources::{CATALOG_URI, CATEGORIES_PREFIX, COMMANDS_PREFIX};
 use tools::Route;
@@ -62,6 +64,9 @@ pub const SESSION_META: &str = "afd/session";
 
 /// The environment variable that overrides the strategy at start-up.
 pub const STRATEGY_ENV: &str = "AFD_TOOL_STRATEGY";
+
+/// The `_meta` key of a request's progress token.
+const PROGRESS_TOKEN: &str = "progressToken";
 
 /// How the catalog is listed as MCP tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -514,6 +519,54 @@ impl McpServer {
         self.serve_stream(stdin, stdout).await
     }
 
+    /// Runs a `tools/call` request: the context rmcp's handler and the stdio front both
+    /// give a call, its answer, and `notifications/tools/list_changed` where `tools/list`
+    /// follows the session and the call changed what it lists.
+    async fn run_tool_call(&self, call: ToolCall<'_>) -> Called {
+        let ToolCall {
+            name,
+            arguments,
+            meta,
+            cancel,
+            peer,
+            legacy,
+        } = call;
+        let mut ctx = self.inner.context.clone().with_cancellation(cancel);
+        let explicit = meta
+            .and_then(|meta| meta.get(SESSION_META))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(session) = explicit.or_else(|| self.transport_session(legacy)) {
+            ctx = ctx.with_session(session);
+        }
+        let progress = meta
+            .and_then(|meta| meta.get(PROGRESS_TOKEN))
+            .and_then(|token| ProgressToken::deserialize(token).ok());
+        let mut notified = progress.is_some();
+        if let Some(token) = progress {
+            ctx = ctx.with_state(Progress {
+                peer: peer.clone(),
+                token,
+            });
+        }
+        // Where tools/list follows the transport session, announce what the call changed.
+        let followed = self.followed_session(legacy);
+        let before = followed
+            .as_deref()
+            .map(|handle| self.inner.dispatcher.session(handle));
+        let answer = self.answer_call(name, arguments, ctx).await;
+        if let (Some(handle), Some(before)) = (followed.as_deref(), before) {
+            let after = self.inner.dispatcher.session(handle);
+            if self.listing_changed(before.as_deref(), after.as_deref()) {
+                notified = true;
+                if let Err(error) = peer.notify_tool_list_changed().await {
+                    tracing::debug!(%error, "could not send notifications/tools/list_changed");
+                }
+            }
+        }
+        Called { answer, notified }
+    }
+
     /// Runs a tool call: the same answer whatever the transport.
     ///
     /// The call's session is `ctx`'s, unless the meta-tools' `session` argument names one.
@@ -650,6 +703,30 @@ impl Progress {
     }
 }
 
+/// A `tools/call` request as an entrance (rmcp's handler, the stdio front) received it.
+struct ToolCall<'a> {
+    /// The tool's name.
+    name: &'a str,
+    /// The tool's arguments (an object; `{}` when the request had none).
+    arguments: Value,
+    /// The request's `_meta`, where the client names an `afd/session` or a progress token.
+    meta: Option<&'a JsonObject>,
+    /// Cancelled when the client cancels the request.
+    cancel: CancellationToken,
+    /// The client, which progress and `notifications/tools/list_changed` go to.
+    peer: &'a Peer<RoleServer>,
+    /// Whether the client's protocol keeps sessions (2025-11-25 and earlier).
+    legacy: bool,
+}
+
+/// What a [`ToolCall`] produced.
+struct Called {
+    answer: Answer,
+    /// Whether notifications may have been sent to the client during the call (progress,
+    /// a changed listing): they must reach it before the response.
+    notified: bool,
+}
+
 /// Removes the `session` argument of afd-call, afd-batch and afd-pipe.
 fn take_session(arguments: &mut Value) -> Result<Option<String>, CommandError> {
     let Some(map) = arguments.as_object_mut() else {
@@ -773,7 +850,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let followed = self.followed_session(&context).map(|handle| {
+        let followed = self.followed_session(legacy(&context)).map(|handle| {
             let state = self.inner.dispatcher.session(&handle);
             self.session_tools(state.as_deref())
         });
@@ -841,44 +918,18 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = request
-            .arguments
-            .map(Value::Object)
-            .unwrap_or_else(|| json!({}));
-        let mut ctx = self
-            .inner
-            .context
-            .clone()
-            .with_cancellation(context.ct.child_token());
-        let explicit = context
-            .meta
-            .get(SESSION_META)
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        if let Some(session) = explicit.or_else(|| self.transport_session(&context)) {
-            ctx = ctx.with_session(session);
-        }
-        if let Some(token) = context.meta.get_progress_token() {
-            ctx = ctx.with_state(Progress {
-                peer: context.peer.clone(),
-                token,
-            });
-        }
-        // Where tools/list follows the transport session, announce what the call changed.
-        let followed = self.followed_session(&context);
-        let before = followed
-            .as_deref()
-            .map(|handle| self.inner.dispatcher.session(handle));
-        let result = self.call(&request.name, arguments, ctx).await;
-        if let (Some(handle), Some(before)) = (followed.as_deref(), before) {
-            let after = self.inner.dispatcher.session(handle);
-            if self.listing_changed(before.as_deref(), after.as_deref())
-                && let Err(error) = context.peer.notify_tool_list_changed().await
-            {
-                tracing::debug!(%error, "could not send notifications/tools/list_changed");
-            }
-        }
-        Ok(result.into())
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let called = self
+            .run_tool_call(ToolCall {
+                name: &request.name,
+                arguments,
+                meta: Some(&context.meta.0.0),
+                cancel: context.ct.child_token(),
+                peer: &context.peer,
+                legacy: legacy(&context),
+            })
+            .await;
+        Ok(called.answer.into_tool_result().into())
     }
 }
 
@@ -893,22 +944,16 @@ impl McpServer {
     }
 
     /// The transport's own session, where it has one: a stream connection always, an HTTP
-    /// connection within a 2025-11-25 (or older) session. Created on first use, and made
-    /// afresh if it expired.
-    fn transport_session(&self, context: &RequestContext<RoleServer>) -> Option<String> {
+    /// connection only for a client whose protocol keeps sessions (`legacy`: 2025-11-25 or
+    /// older). Created on first use, and made afresh if it expired.
+    fn transport_session(&self, legacy: bool) -> Option<String> {
         let has_session = match self.connection.transport {
             Transport::Stream => true,
-            Transport::Http => legacy(context),
+            Transport::Http => legacy,
         };
         if !has_session {
             return None;
         }
-        self.stream_session()
-    }
-
-    /// The connection's own session (a stream's, or an HTTP session's), created on first
-    /// use and made afresh if it expired.
-    fn stream_session(&self) -> Option<String> {
         let sessions = self.inner.dispatcher.sessions();
         let handle = self.connection.session.get_or_init(|| sessions.create());
         sessions.ensure(handle);
@@ -916,12 +961,12 @@ impl McpServer {
     }
 
     /// The session `tools/list` follows: the transport's, when the author opted in and the
-    /// client's protocol has sessions.
-    fn followed_session(&self, context: &RequestContext<RoleServer>) -> Option<String> {
-        if !self.inner.session_tools || !legacy(context) {
+    /// client's protocol has sessions (`legacy`).
+    fn followed_session(&self, legacy: bool) -> Option<String> {
+        if !self.inner.session_tools || !legacy {
             return None;
         }
-        self.transport_session(context)
+        self.transport_session(legacy)
     }
 
     /// The listing for a session: commands outside its context left out, and the commands

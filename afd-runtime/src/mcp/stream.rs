@@ -10,8 +10,8 @@
 //!   connection initialised with `initialize` on a protocol version before 2026-07-28; the
 //!   params only `name`, `arguments` and a `_meta` that at most names an `afd/session` and
 //!   a progress token; so no task or other extension) runs through the same
-//!   [`McpServer::call`] with the same context rmcp's path builds, and its response is
-//!   written straight back, batched with the other responses to the same read. A call
+//!   `McpServer::run_tool_call` rmcp's handler calls (the same context, the same answer),
+//!   and its response is written straight back without building rmcp's types, batched with the other responses to the same read. A call
 //!   that completes when first polled (every sync command, every meta-tool but batch and
 //!   pipe) runs inline; anything else, and commands declared `slow` or `long-running`, runs
 //!   on a task of its own, cancellable with `notifications/cancelled`;
@@ -30,8 +30,8 @@ use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
 use futures_util::FutureExt as _;
-use rmcp::ServiceExt as _;
-use rmcp::model::{ErrorCode, ProgressToken};
+use rmcp::model::ErrorCode;
+use rmcp::{Peer, RoleServer, ServiceExt as _};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
@@ -39,7 +39,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::tools::Route;
-use super::{Answer, McpServer, Progress, SESSION_META};
+use super::{Answer, McpServer, PROGRESS_TOKEN, SESSION_META, ToolCall};
 use crate::command::ExecutionTime;
 
 /// The in-memory pipe to rmcp, each way.
@@ -48,9 +48,6 @@ const PIPE_BYTES: usize = 64 * 1024;
 /// The first protocol version whose requests carry their own metadata: rmcp answers those
 /// (and any connection that did not start with `initialize`).
 const INLINE_LIFECYCLE: &str = "2026-07-28";
-
-/// The `_meta` key of a request's progress token.
-const PROGRESS_TOKEN: &str = "progressToken";
 
 /// The boxed error `serve_stdio` and `serve_stream` return.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -126,13 +123,6 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
     }
 }
 
-/// What a call with a progress token reports through.
-#[derive(Clone)]
-struct Reporter {
-    peer: rmcp::Peer<rmcp::RoleServer>,
-    order: Arc<Order>,
-}
-
 /// How far the connection's handshake has gone.
 #[derive(Debug, Default)]
 struct Handshake {
@@ -142,9 +132,9 @@ struct Handshake {
     version: Option<String>,
     /// `notifications/initialized` has been passed on.
     initialized: bool,
-    /// rmcp's handle on the client, once its handshake is done: what a call with a
-    /// progress token reports through.
-    peer: Option<rmcp::Peer<rmcp::RoleServer>>,
+    /// rmcp's handle on the client, once its handshake is done: what a call's
+    /// notifications go through.
+    peer: Option<Peer<RoleServer>>,
 }
 
 impl Handshake {
@@ -299,8 +289,9 @@ impl McpServer {
         let mut out: Vec<u8> = Vec::with_capacity(16 * 1024);
         let in_flight: InFlight = Arc::default();
         let mut tasks = JoinSet::new();
-        let mut ready = false;
-        let mut reporter = None;
+        // rmcp's handle on the client once the front takes calls: a server whose tools/list
+        // follows the session leaves every call to rmcp.
+        let mut taking: Option<Peer<RoleServer>> = None;
         let fast = !self.inner.session_tools;
         loop {
             line.clear();
@@ -312,25 +303,22 @@ impl McpServer {
                     break;
                 }
             }
-            if !ready {
+            if fast && taking.is_none() {
                 let handshake = handshake.lock().expect("handshake lock");
-                ready = fast && handshake.ready();
-                reporter = handshake.peer.clone().map(|peer| Reporter {
-                    peer,
-                    order: order.clone(),
-                });
+                if handshake.ready() {
+                    taking.clone_from(&handshake.peer);
+                }
             }
-            let call = if ready {
+            let call = taking.as_ref().and_then(|peer| {
                 serde_json::from_slice::<CallRequest<'_>>(&line)
                     .ok()
                     .filter(|call| call.jsonrpc == "2.0" && call.method == "tools/call")
                     .filter(|call| call.id.is_string() || call.id.is_number())
                     .filter(|call| plain_meta(call.params.meta.as_ref()))
-            } else {
-                None
-            };
+                    .map(|call| (call, peer.clone()))
+            });
             match call {
-                Some(call) => {
+                Some((call, peer)) => {
                     let id = call.id;
                     let spawn = !self.runs_inline(&call.params);
                     let token = CancellationToken::new();
@@ -338,7 +326,8 @@ impl McpServer {
                         id.clone(),
                         call.params,
                         token.clone(),
-                        reporter.clone(),
+                        peer,
+                        order.clone(),
                     );
                     let polled = if spawn {
                         Poll::Pending
@@ -418,13 +407,15 @@ impl McpServer {
         !slow
     }
 
-    /// The call as rmcp's `call_tool` would make it, to the bytes of its response line.
+    /// The call through the same path as rmcp's `call_tool`, to the bytes of its response
+    /// line.
     fn answer(
         self,
         id: Value,
         params: CallParams,
         token: CancellationToken,
-        reporter: Option<Reporter>,
+        peer: Peer<RoleServer>,
+        order: Arc<Order>,
     ) -> CallFuture {
         Box::pin(async move {
             let CallParams {
@@ -432,38 +423,32 @@ impl McpServer {
                 arguments,
                 meta,
             } = params;
-            let mut ctx = self.inner.context.clone().with_cancellation(token);
-            let explicit = meta
-                .as_ref()
-                .and_then(|meta| meta.get(SESSION_META))
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            if let Some(session) = explicit.or_else(|| self.stream_session()) {
-                ctx = ctx.with_session(session);
-            }
-            let progress = meta
-                .as_ref()
-                .and_then(|meta| meta.get(PROGRESS_TOKEN))
-                .and_then(|token| serde_json::from_value::<ProgressToken>(token.clone()).ok());
-            let reporter = reporter.filter(|_| progress.is_some());
-            if let (Some(token), Some(reporter)) = (progress, &reporter) {
-                ctx = ctx.with_state(Progress {
-                    peer: reporter.peer.clone(),
-                    token,
-                });
-            }
-            let arguments = Value::Object(arguments.unwrap_or_default());
-            let called = AssertUnwindSafe(self.answer_call(&name, arguments, ctx))
+            let call = ToolCall {
+                name: &name,
+                arguments: Value::Object(arguments.unwrap_or_default()),
+                meta: meta.as_ref(),
+                cancel: token,
+                peer: &peer,
+                // The front takes calls only on a protocol that keeps sessions.
+                legacy: true,
+            };
+            let called = AssertUnwindSafe(self.run_tool_call(call))
                 .catch_unwind()
                 .await;
-            // The call's progress notifications went out through rmcp: the response
-            // follows them.
-            if let Some(reporter) = &reporter {
-                reporter.order.passed_on().await;
-            }
             match called {
-                Ok(answer) => response_line(&id, &answer),
+                Ok(called) => {
+                    // The call's notifications went out through rmcp: the response follows
+                    // them.
+                    if called.notified {
+                        order.passed_on().await;
+                    }
+                    response_line(&id, &called.answer)
+                }
                 Err(_) => {
+                    // Whatever progress it reported before it panicked still goes first.
+                    if meta.is_some_and(|meta| meta.contains_key(PROGRESS_TOKEN)) {
+                        order.passed_on().await;
+                    }
                     tracing::error!(tool = %name, "a tools/call panicked outside its handler");
                     let mut line = serde_json::to_vec(&ErrorResponse {
                         jsonrpc: "2.0",
