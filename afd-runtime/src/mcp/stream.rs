@@ -38,8 +38,10 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _,
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::SESSION_META;
+use super::call::{Answer, PROGRESS_TOKEN, ToolCall};
+use super::server::McpServer;
 use super::tools::Route;
-use super::{Answer, McpServer, PROGRESS_TOKEN, SESSION_META, ToolCall};
 use crate::command::ExecutionTime;
 
 /// The in-memory pipe to rmcp, each way.
