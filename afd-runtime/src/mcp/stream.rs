@@ -21,25 +21,26 @@
 //!
 //! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
 
+mod order;
+mod wire;
+
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
 use futures_util::FutureExt as _;
-use rmcp::model::ErrorCode;
 use rmcp::{Peer, RoleServer, ServiceExt as _};
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::SESSION_META;
-use super::call::{Answer, PROGRESS_TOKEN, ToolCall};
+use self::order::{Counted, Order};
+use self::wire::{CallParams, CallRequest, Envelope, InitializeResponse};
+use super::call::{PROGRESS_TOKEN, ToolCall};
 use super::server::McpServer;
 use super::tools::Route;
 use crate::command::ExecutionTime;
@@ -60,70 +61,6 @@ type SharedWriter<W> = Arc<tokio::sync::Mutex<W>>;
 
 /// Calls running on their own task, by JSON-RPC id (as JSON text).
 type InFlight = Arc<Mutex<HashMap<String, CancellationToken>>>;
-
-/// What keeps a call's progress notifications (sent by rmcp) before its response (written
-/// by the front): how many bytes rmcp has written into its side of the pipe, and how many
-/// the copy has passed on to the client.
-#[derive(Debug)]
-struct Order {
-    written: AtomicU64,
-    copied: tokio::sync::watch::Sender<u64>,
-}
-
-impl Order {
-    /// Waits until everything rmcp wrote so far (every notification the call awaited) has
-    /// reached the client.
-    async fn passed_on(&self) {
-        let written = self.written.load(Ordering::Acquire);
-        let mut copied = self.copied.subscribe();
-        // The sender lives as long as `self`: `wait_for` cannot fail here.
-        let _ = copied.wait_for(|copied| *copied >= written).await;
-    }
-}
-
-/// rmcp's side of the pipe, counting what rmcp writes.
-struct Counted<S> {
-    inner: S,
-    order: Arc<Order>,
-}
-
-impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
-    }
-}
-
-impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        let written = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = written {
-            self.order.written.fetch_add(n as u64, Ordering::Release);
-        }
-        written
-    }
-
-    fn poll_flush(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-}
 
 /// How far the connection's handshake has gone.
 #[derive(Debug, Default)]
@@ -150,65 +87,6 @@ impl Handshake {
                 .as_deref()
                 .is_some_and(|version| version < INLINE_LIFECYCLE)
     }
-}
-
-/// A `tools/call` request the front can answer. Anything else fails to parse into it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CallRequest<'a> {
-    #[serde(borrow)]
-    jsonrpc: std::borrow::Cow<'a, str>,
-    id: Value,
-    #[serde(borrow)]
-    method: std::borrow::Cow<'a, str>,
-    params: CallParams,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CallParams {
-    name: String,
-    #[serde(default)]
-    arguments: Option<Map<String, Value>>,
-    #[serde(default, rename = "_meta")]
-    meta: Option<Map<String, Value>>,
-}
-
-/// What the front reads of any other message.
-#[derive(Deserialize)]
-struct Envelope {
-    #[serde(default)]
-    id: Option<Value>,
-    #[serde(default)]
-    method: Option<String>,
-    #[serde(default)]
-    params: Option<Value>,
-}
-
-/// What the front reads of rmcp's answer to `initialize`.
-#[derive(Deserialize)]
-struct InitializeResponse {
-    id: Value,
-    result: InitializeResult,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct InitializeResult {
-    protocol_version: String,
-}
-
-#[derive(Serialize)]
-struct ErrorResponse<'a> {
-    jsonrpc: &'static str,
-    id: &'a Value,
-    error: ErrorBody<'a>,
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    code: i32,
-    message: &'a str,
 }
 
 type CallFuture = Pin<Box<dyn Future<Output = Vec<u8>> + Send>>;
@@ -238,14 +116,8 @@ impl McpServer {
         let (from_rmcp, to_rmcp) = tokio::io::split(ours);
         let writer: SharedWriter<W> = Arc::new(tokio::sync::Mutex::new(writer));
         let handshake = Arc::new(Mutex::new(Handshake::default()));
-        let order = Arc::new(Order {
-            written: AtomicU64::new(0),
-            copied: tokio::sync::watch::Sender::new(0),
-        });
-        let theirs = Counted {
-            inner: theirs,
-            order: order.clone(),
-        };
+        let order = Arc::new(Order::new());
+        let theirs = Counted::new(theirs, order.clone());
         let handshaken = handshake.clone();
         let rmcp = tokio::spawn(async move {
             let running = handler.serve(theirs).await?;
@@ -314,9 +186,7 @@ impl McpServer {
             let call = taking.as_ref().and_then(|peer| {
                 serde_json::from_slice::<CallRequest<'_>>(&line)
                     .ok()
-                    .filter(|call| call.jsonrpc == "2.0" && call.method == "tools/call")
-                    .filter(|call| call.id.is_string() || call.id.is_number())
-                    .filter(|call| plain_meta(call.params.meta.as_ref()))
+                    .filter(CallRequest::plain)
                     .map(|call| (call, peer.clone()))
             });
             match call {
@@ -444,7 +314,7 @@ impl McpServer {
                     if called.notified {
                         order.passed_on().await;
                     }
-                    response_line(&id, &called.answer)
+                    wire::response_line(&id, &called.answer)
                 }
                 Err(_) => {
                     // Whatever progress it reported before it panicked still goes first.
@@ -452,55 +322,11 @@ impl McpServer {
                         order.passed_on().await;
                     }
                     tracing::error!(tool = %name, "a tools/call panicked outside its handler");
-                    let mut line = serde_json::to_vec(&ErrorResponse {
-                        jsonrpc: "2.0",
-                        id: &id,
-                        error: ErrorBody {
-                            code: ErrorCode::INTERNAL_ERROR.0,
-                            message: "the tool call failed inside the server",
-                        },
-                    })
-                    .unwrap_or_default();
-                    line.push(b'\n');
-                    line
+                    wire::internal_error_line(&id)
                 }
             }
         })
     }
-}
-
-/// The response line rmcp writes for `answer` to a peer on a version before 2026-07-28
-/// (no `resultType`): `CallToolResult`'s fields in its order, the structured content
-/// written once and copied as the text.
-fn response_line(id: &Value, answer: &Answer) -> Vec<u8> {
-    let json = answer.to_json();
-    let mut line = Vec::with_capacity(2 * json.len() + 128);
-    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    // An id is a number or a string (checked before the call), which always serialises.
-    serde_json::to_writer(&mut line, id).expect("a JSON-RPC id serialises");
-    line.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
-    serde_json::to_writer(&mut line, &json).expect("a string serialises");
-    line.extend_from_slice(br#"}],"structuredContent":"#);
-    line.extend_from_slice(json.as_bytes());
-    line.extend_from_slice(if answer.success() {
-        br#","isError":false}}"#.as_slice()
-    } else {
-        br#","isError":true}}"#.as_slice()
-    });
-    line.push(b'\n');
-    line
-}
-
-/// A `_meta` the front may take: none, or one with at most the afd session and a progress
-/// token (rmcp's client sends one with every request).
-fn plain_meta(meta: Option<&Map<String, Value>>) -> bool {
-    meta.is_none_or(|meta| {
-        meta.iter().all(|(key, value)| match key.as_str() {
-            SESSION_META => value.is_string(),
-            PROGRESS_TOKEN => value.is_string() || value.is_i64() || value.is_u64(),
-            _ => false,
-        })
-    })
 }
 
 /// Notes what a message passed on to rmcp means for the front: the handshake, and a
@@ -563,9 +389,7 @@ where
     W: AsyncWrite + Unpin,
 {
     let copied = copy_until_end(from, &writer, &handshake, &order).await;
-    // Nothing more will be passed on: a call waiting for its notifications must not wait
-    // for ever.
-    order.copied.send_replace(u64::MAX);
+    order.ended();
     copied
 }
 
@@ -594,9 +418,7 @@ where
             if !write_lines(writer, &out).await {
                 return Ok(());
             }
-            order
-                .copied
-                .send_modify(|copied| *copied += out.len() as u64);
+            order.copied(out.len());
             out.clear();
         }
         if read == 0 {
