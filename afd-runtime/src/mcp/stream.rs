@@ -97,7 +97,7 @@ impl McpServer {
     /// reader ends and every answer is written.
     ///
     /// `tools/call` requests are answered by afd-rs itself, everything else by rmcp (the
-    /// module [`stream`](self) says which calls and why); the answers are the same.
+    /// `stream` module's documentation says which calls and why); the answers are the same.
     ///
     /// # Errors
     ///
