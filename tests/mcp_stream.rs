@@ -551,3 +551,56 @@ async fn a_2026_client_without_initialize_is_answered_by_rmcp() {
     );
     client.close().await.unwrap();
 }
+
+/// The answers to calls that name a session in `_meta`: the front builds the call's context
+/// on the same path as rmcp, so the named session wins over the stream's own.
+async fn session_meta_answers(front: bool) -> Vec<Value> {
+    let server = server(Strategy::Lazy);
+    let handle = server.dispatcher().sessions().create();
+    let with_session = |id: i64, name: &str, arguments: Value| {
+        let mut request = call(id, name, arguments);
+        request["params"]["_meta"] = json!({"afd/session": handle});
+        request
+    };
+    let mut client = Raw::start(server, front);
+    client.initialize("2025-11-25").await;
+    let requests = [
+        call(
+            1,
+            "afd-call",
+            json!({"command": "echo", "input": {"text": "a"}}),
+        ),
+        with_session(
+            2,
+            "afd-call",
+            json!({"command": "echo", "input": {"text": "b"}}),
+        ),
+        with_session(
+            3,
+            "afd-call",
+            json!({"command": "echo", "input": {"text": "c"}}),
+        ),
+        with_session(4, "afd-discover", json!({"search": "echo"})),
+    ];
+    let mut answers = Vec::new();
+    for (id, request) in (1..).zip(requests) {
+        client.send(request).await;
+        answers.push(normalised(
+            client.responses(&[id]).await.remove(&id).unwrap(),
+        ));
+    }
+    client.close().await.unwrap();
+    answers
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_named_in_meta_is_the_calls_session_through_the_front_as_through_rmcp() {
+    let through_rmcp = session_meta_answers(false).await;
+    let through_front = session_meta_answers(true).await;
+    assert_eq!(through_front, through_rmcp);
+    let data = &through_front[3]["result"]["structuredContent"]["data"];
+    assert_eq!(data["suggestedNext"][0]["source"], "session", "{data}");
+    // echo followed echo once: the session holds the two calls that named it, not the one
+    // made in the stream's own session before them.
+    assert_eq!(data["suggestedNext"][0]["count"], 1, "{data}");
+}

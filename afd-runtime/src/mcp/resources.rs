@@ -1,6 +1,6 @@
-//! The catalog as MCP resources (seed 004's "filesystem" level), for clients and
-//! code-executing agents that browse: `afd://catalog` (the index), `afd://categories/{name}`
-//! and `afd://commands/{name}` (a command's full definition, as afd-detail gives it).
+//! The catalog as MCP resources, for clients and code-executing agents that browse it like
+//! a file system: `afd://catalog` (the index), `afd://categories/{name}` and
+//! `afd://commands/{name}` (a command's full definition, as afd-detail gives it).
 
 use rmcp::model::{
     ErrorData, ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,

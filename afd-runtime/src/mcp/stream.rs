@@ -10,8 +10,8 @@
 //!   connection initialised with `initialize` on a protocol version before 2026-07-28; the
 //!   params only `name`, `arguments` and a `_meta` that at most names an `afd/session` and
 //!   a progress token; so no task or other extension) runs through the same
-//!   [`McpServer::call`] with the same context rmcp's path builds, and its response is
-//!   written straight back, batched with the other responses to the same read. A call
+//!   `McpServer::run_tool_call` rmcp's handler calls (the same context, the same answer),
+//!   and its response is written straight back without building rmcp's types, batched with the other responses to the same read. A call
 //!   that completes when first polled (every sync command, every meta-tool but batch and
 //!   pipe) runs inline; anything else, and commands declared `slow` or `long-running`, runs
 //!   on a task of its own, cancellable with `notifications/cancelled`;
@@ -21,25 +21,28 @@
 //!
 //! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
 
+mod order;
+mod wire;
+
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 
 use futures_util::FutureExt as _;
-use rmcp::ServiceExt as _;
-use rmcp::model::{ErrorCode, ProgressToken};
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use rmcp::{Peer, RoleServer, ServiceExt as _};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use self::order::{Counted, Order};
+use self::wire::{CallParams, CallRequest, Envelope, InitializeResponse};
+use super::call::{PROGRESS_TOKEN, ToolCall};
+use super::server::McpServer;
 use super::tools::Route;
-use super::{Answer, McpServer, Progress, SESSION_META};
 use crate::command::ExecutionTime;
 
 /// The in-memory pipe to rmcp, each way.
@@ -48,9 +51,6 @@ const PIPE_BYTES: usize = 64 * 1024;
 /// The first protocol version whose requests carry their own metadata: rmcp answers those
 /// (and any connection that did not start with `initialize`).
 const INLINE_LIFECYCLE: &str = "2026-07-28";
-
-/// The `_meta` key of a request's progress token.
-const PROGRESS_TOKEN: &str = "progressToken";
 
 /// The boxed error `serve_stdio` and `serve_stream` return.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -62,77 +62,6 @@ type SharedWriter<W> = Arc<tokio::sync::Mutex<W>>;
 /// Calls running on their own task, by JSON-RPC id (as JSON text).
 type InFlight = Arc<Mutex<HashMap<String, CancellationToken>>>;
 
-/// What keeps a call's progress notifications (sent by rmcp) before its response (written
-/// by the front): how many bytes rmcp has written into its side of the pipe, and how many
-/// the copy has passed on to the client.
-#[derive(Debug)]
-struct Order {
-    written: AtomicU64,
-    copied: tokio::sync::watch::Sender<u64>,
-}
-
-impl Order {
-    /// Waits until everything rmcp wrote so far (every notification the call awaited) has
-    /// reached the client.
-    async fn passed_on(&self) {
-        let written = self.written.load(Ordering::Acquire);
-        let mut copied = self.copied.subscribe();
-        // The sender lives as long as `self`: `wait_for` cannot fail here.
-        let _ = copied.wait_for(|copied| *copied >= written).await;
-    }
-}
-
-/// rmcp's side of the pipe, counting what rmcp writes.
-struct Counted<S> {
-    inner: S,
-    order: Arc<Order>,
-}
-
-impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
-    }
-}
-
-impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        let written = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = written {
-            self.order.written.fetch_add(n as u64, Ordering::Release);
-        }
-        written
-    }
-
-    fn poll_flush(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-}
-
-/// What a call with a progress token reports through.
-#[derive(Clone)]
-struct Reporter {
-    peer: rmcp::Peer<rmcp::RoleServer>,
-    order: Arc<Order>,
-}
-
 /// How far the connection's handshake has gone.
 #[derive(Debug, Default)]
 struct Handshake {
@@ -142,9 +71,9 @@ struct Handshake {
     version: Option<String>,
     /// `notifications/initialized` has been passed on.
     initialized: bool,
-    /// rmcp's handle on the client, once its handshake is done: what a call with a
-    /// progress token reports through.
-    peer: Option<rmcp::Peer<rmcp::RoleServer>>,
+    /// rmcp's handle on the client, once its handshake is done: what a call's
+    /// notifications go through.
+    peer: Option<Peer<RoleServer>>,
 }
 
 impl Handshake {
@@ -160,65 +89,6 @@ impl Handshake {
     }
 }
 
-/// A `tools/call` request the front can answer. Anything else fails to parse into it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CallRequest<'a> {
-    #[serde(borrow)]
-    jsonrpc: std::borrow::Cow<'a, str>,
-    id: Value,
-    #[serde(borrow)]
-    method: std::borrow::Cow<'a, str>,
-    params: CallParams,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CallParams {
-    name: String,
-    #[serde(default)]
-    arguments: Option<Map<String, Value>>,
-    #[serde(default, rename = "_meta")]
-    meta: Option<Map<String, Value>>,
-}
-
-/// What the front reads of any other message.
-#[derive(Deserialize)]
-struct Envelope {
-    #[serde(default)]
-    id: Option<Value>,
-    #[serde(default)]
-    method: Option<String>,
-    #[serde(default)]
-    params: Option<Value>,
-}
-
-/// What the front reads of rmcp's answer to `initialize`.
-#[derive(Deserialize)]
-struct InitializeResponse {
-    id: Value,
-    result: InitializeResult,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct InitializeResult {
-    protocol_version: String,
-}
-
-#[derive(Serialize)]
-struct ErrorResponse<'a> {
-    jsonrpc: &'static str,
-    id: &'a Value,
-    error: ErrorBody<'a>,
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    code: i32,
-    message: &'a str,
-}
-
 type CallFuture = Pin<Box<dyn Future<Output = Vec<u8>> + Send>>;
 
 impl McpServer {
@@ -227,7 +97,7 @@ impl McpServer {
     /// reader ends and every answer is written.
     ///
     /// `tools/call` requests are answered by afd-rs itself, everything else by rmcp (the
-    /// module [`stream`](self) says which calls and why); the answers are the same.
+    /// `stream` module's documentation says which calls and why); the answers are the same.
     ///
     /// # Errors
     ///
@@ -246,14 +116,8 @@ impl McpServer {
         let (from_rmcp, to_rmcp) = tokio::io::split(ours);
         let writer: SharedWriter<W> = Arc::new(tokio::sync::Mutex::new(writer));
         let handshake = Arc::new(Mutex::new(Handshake::default()));
-        let order = Arc::new(Order {
-            written: AtomicU64::new(0),
-            copied: tokio::sync::watch::Sender::new(0),
-        });
-        let theirs = Counted {
-            inner: theirs,
-            order: order.clone(),
-        };
+        let order = Arc::new(Order::new());
+        let theirs = Counted::new(theirs, order.clone());
         let handshaken = handshake.clone();
         let rmcp = tokio::spawn(async move {
             let running = handler.serve(theirs).await?;
@@ -299,8 +163,9 @@ impl McpServer {
         let mut out: Vec<u8> = Vec::with_capacity(16 * 1024);
         let in_flight: InFlight = Arc::default();
         let mut tasks = JoinSet::new();
-        let mut ready = false;
-        let mut reporter = None;
+        // rmcp's handle on the client once the front takes calls: a server whose tools/list
+        // follows the session leaves every call to rmcp.
+        let mut taking: Option<Peer<RoleServer>> = None;
         let fast = !self.inner.session_tools;
         loop {
             line.clear();
@@ -312,25 +177,20 @@ impl McpServer {
                     break;
                 }
             }
-            if !ready {
+            if fast && taking.is_none() {
                 let handshake = handshake.lock().expect("handshake lock");
-                ready = fast && handshake.ready();
-                reporter = handshake.peer.clone().map(|peer| Reporter {
-                    peer,
-                    order: order.clone(),
-                });
+                if handshake.ready() {
+                    taking.clone_from(&handshake.peer);
+                }
             }
-            let call = if ready {
+            let call = taking.as_ref().and_then(|peer| {
                 serde_json::from_slice::<CallRequest<'_>>(&line)
                     .ok()
-                    .filter(|call| call.jsonrpc == "2.0" && call.method == "tools/call")
-                    .filter(|call| call.id.is_string() || call.id.is_number())
-                    .filter(|call| plain_meta(call.params.meta.as_ref()))
-            } else {
-                None
-            };
+                    .filter(CallRequest::plain)
+                    .map(|call| (call, peer.clone()))
+            });
             match call {
-                Some(call) => {
+                Some((call, peer)) => {
                     let id = call.id;
                     let spawn = !self.runs_inline(&call.params);
                     let token = CancellationToken::new();
@@ -338,7 +198,8 @@ impl McpServer {
                         id.clone(),
                         call.params,
                         token.clone(),
-                        reporter.clone(),
+                        peer,
+                        order.clone(),
                     );
                     let polled = if spawn {
                         Poll::Pending
@@ -418,13 +279,15 @@ impl McpServer {
         !slow
     }
 
-    /// The call as rmcp's `call_tool` would make it, to the bytes of its response line.
+    /// The call through the same path as rmcp's `call_tool`, to the bytes of its response
+    /// line.
     fn answer(
         self,
         id: Value,
         params: CallParams,
         token: CancellationToken,
-        reporter: Option<Reporter>,
+        peer: Peer<RoleServer>,
+        order: Arc<Order>,
     ) -> CallFuture {
         Box::pin(async move {
             let CallParams {
@@ -432,88 +295,38 @@ impl McpServer {
                 arguments,
                 meta,
             } = params;
-            let mut ctx = self.inner.context.clone().with_cancellation(token);
-            let explicit = meta
-                .as_ref()
-                .and_then(|meta| meta.get(SESSION_META))
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            if let Some(session) = explicit.or_else(|| self.stream_session()) {
-                ctx = ctx.with_session(session);
-            }
-            let progress = meta
-                .as_ref()
-                .and_then(|meta| meta.get(PROGRESS_TOKEN))
-                .and_then(|token| serde_json::from_value::<ProgressToken>(token.clone()).ok());
-            let reporter = reporter.filter(|_| progress.is_some());
-            if let (Some(token), Some(reporter)) = (progress, &reporter) {
-                ctx = ctx.with_state(Progress {
-                    peer: reporter.peer.clone(),
-                    token,
-                });
-            }
-            let arguments = Value::Object(arguments.unwrap_or_default());
-            let called = AssertUnwindSafe(self.answer_call(&name, arguments, ctx))
+            let call = ToolCall {
+                name: &name,
+                arguments: Value::Object(arguments.unwrap_or_default()),
+                meta: meta.as_ref(),
+                cancel: token,
+                peer: &peer,
+                // The front takes calls only on a protocol that keeps sessions.
+                legacy: true,
+            };
+            let called = AssertUnwindSafe(self.run_tool_call(call))
                 .catch_unwind()
                 .await;
-            // The call's progress notifications went out through rmcp: the response
-            // follows them.
-            if let Some(reporter) = &reporter {
-                reporter.order.passed_on().await;
-            }
             match called {
-                Ok(answer) => response_line(&id, &answer),
+                Ok(called) => {
+                    // The call's notifications went out through rmcp: the response follows
+                    // them.
+                    if called.notified {
+                        order.passed_on().await;
+                    }
+                    wire::response_line(&id, &called.answer)
+                }
                 Err(_) => {
+                    // Whatever progress it reported before it panicked still goes first.
+                    if meta.is_some_and(|meta| meta.contains_key(PROGRESS_TOKEN)) {
+                        order.passed_on().await;
+                    }
                     tracing::error!(tool = %name, "a tools/call panicked outside its handler");
-                    let mut line = serde_json::to_vec(&ErrorResponse {
-                        jsonrpc: "2.0",
-                        id: &id,
-                        error: ErrorBody {
-                            code: ErrorCode::INTERNAL_ERROR.0,
-                            message: "the tool call failed inside the server",
-                        },
-                    })
-                    .unwrap_or_default();
-                    line.push(b'\n');
-                    line
+                    wire::internal_error_line(&id)
                 }
             }
         })
     }
-}
-
-/// The response line rmcp writes for `answer` to a peer on a version before 2026-07-28
-/// (no `resultType`): `CallToolResult`'s fields in its order, the structured content
-/// written once and copied as the text.
-fn response_line(id: &Value, answer: &Answer) -> Vec<u8> {
-    let json = answer.to_json();
-    let mut line = Vec::with_capacity(2 * json.len() + 128);
-    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    // An id is a number or a string (checked before the call), which always serialises.
-    serde_json::to_writer(&mut line, id).expect("a JSON-RPC id serialises");
-    line.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
-    serde_json::to_writer(&mut line, &json).expect("a string serialises");
-    line.extend_from_slice(br#"}],"structuredContent":"#);
-    line.extend_from_slice(json.as_bytes());
-    line.extend_from_slice(if answer.success() {
-        br#","isError":false}}"#.as_slice()
-    } else {
-        br#","isError":true}}"#.as_slice()
-    });
-    line.push(b'\n');
-    line
-}
-
-/// A `_meta` the front may take: none, or one with at most the afd session and a progress
-/// token (rmcp's client sends one with every request).
-fn plain_meta(meta: Option<&Map<String, Value>>) -> bool {
-    meta.is_none_or(|meta| {
-        meta.iter().all(|(key, value)| match key.as_str() {
-            SESSION_META => value.is_string(),
-            PROGRESS_TOKEN => value.is_string() || value.is_i64() || value.is_u64(),
-            _ => false,
-        })
-    })
 }
 
 /// Notes what a message passed on to rmcp means for the front: the handshake, and a
@@ -576,9 +389,7 @@ where
     W: AsyncWrite + Unpin,
 {
     let copied = copy_until_end(from, &writer, &handshake, &order).await;
-    // Nothing more will be passed on: a call waiting for its notifications must not wait
-    // for ever.
-    order.copied.send_replace(u64::MAX);
+    order.ended();
     copied
 }
 
@@ -607,9 +418,7 @@ where
             if !write_lines(writer, &out).await {
                 return Ok(());
             }
-            order
-                .copied
-                .send_modify(|copied| *copied += out.len() as u64);
+            order.copied(out.len());
             out.clear();
         }
         if read == 0 {

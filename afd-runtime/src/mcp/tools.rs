@@ -1,4 +1,6 @@
-//! The tool listings of each strategy, built once from the dispatcher's catalog.
+//! The tools themselves: the meta-tools (afd-discover, afd-detail, afd-call, afd-batch,
+//! afd-pipe), the bootstrap tools, a command's and a category's tool, with their schemas
+//! and annotations, and the [`Route`] each takes when called.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -6,7 +8,6 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use super::Strategy;
 use crate::dispatch::Dispatcher;
 use crate::registry::CommandEntry;
 use crate::registry::is_op;
@@ -51,7 +52,7 @@ pub(crate) enum Route {
     Schema,
 }
 
-/// afd-help, afd-docs and afd-schema (FR-5's bootstrap tools), read-only.
+/// The bootstrap tools afd-help, afd-docs and afd-schema, read-only.
 pub(crate) fn bootstrap_tools() -> Vec<(Tool, Route)> {
     use crate::tools::help::{docs_schema, help_schema, schema_schema};
     vec![
@@ -191,7 +192,8 @@ pub(crate) fn discover_description(dispatcher: &Dispatcher) -> String {
     )
 }
 
-fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, Route)> {
+/// afd-discover and afd-detail (`with_introspection`), then afd-call, afd-batch, afd-pipe.
+pub(super) fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, Route)> {
     let mut tools = Vec::with_capacity(5);
     if with_introspection {
         tools.push((
@@ -362,7 +364,8 @@ pub(crate) fn group_tool(
     )
 }
 
-fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
+/// The grouped strategy's tools: one per category, then the context operations.
+pub(super) fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
     let mut groups: BTreeMap<&'static str, Vec<&CommandEntry>> = BTreeMap::new();
     let mut ops = Vec::new();
     for entry in dispatcher.exposed_entries() {
@@ -381,9 +384,9 @@ fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
     tools
 }
 
-/// Seed 002's approach A: a command listed by name and summary with a permissive schema;
-/// its real schema comes from afd-detail (and validates every call).
-fn named_tool(entry: &CommandEntry) -> Tool {
+/// A command listed by name and summary with a permissive schema; its real schema comes
+/// from afd-detail (and validates every call).
+pub(super) fn named_tool(entry: &CommandEntry) -> Tool {
     let def = entry.def();
     let mut annotations = ToolAnnotations::new().read_only(!def.is_mutation());
     if def.is_mutation() {
@@ -395,73 +398,4 @@ fn named_tool(entry: &CommandEntry) -> Tool {
         object(json!({"type": "object"})),
     )
     .with_annotations(annotations)
-}
-
-/// The listing of `strategy`, in its fixed order.
-pub(crate) fn listing(
-    dispatcher: &Dispatcher,
-    strategy: Strategy,
-    eager: &[&'static str],
-    list_names: bool,
-    bootstrap: bool,
-    context_tools: bool,
-) -> Vec<(Tool, Route)> {
-    let mut tools = strategy_listing(dispatcher, strategy, eager);
-    if context_tools && matches!(strategy, Strategy::Lazy | Strategy::Hybrid) {
-        tools.extend(
-            dispatcher
-                .exposed_entries()
-                .filter(|entry| is_op(entry.def()))
-                .map(|entry| (command_tool(entry), Route::Command(entry.name()))),
-        );
-    }
-    if bootstrap {
-        tools.extend(bootstrap_tools());
-    }
-    if list_names && matches!(strategy, Strategy::Lazy | Strategy::Hybrid) {
-        let listed: std::collections::HashSet<String> = tools
-            .iter()
-            .map(|(tool, _)| tool.name.to_string())
-            .collect();
-        tools.extend(
-            dispatcher
-                .exposed_entries()
-                .filter(|entry| !listed.contains(entry.name()))
-                .map(|entry| (named_tool(entry), Route::Command(entry.name()))),
-        );
-    }
-    tools
-}
-
-fn strategy_listing(
-    dispatcher: &Dispatcher,
-    strategy: Strategy,
-    eager: &[&'static str],
-) -> Vec<(Tool, Route)> {
-    match strategy {
-        Strategy::Individual => {
-            let mut tools: Vec<(Tool, Route)> = dispatcher
-                .exposed_entries()
-                .map(|entry| (command_tool(entry), Route::Command(entry.name())))
-                .collect();
-            tools.extend(meta_tools(dispatcher, false));
-            tools
-        }
-        Strategy::Grouped => {
-            let mut tools = group_tools(dispatcher);
-            tools.extend(meta_tools(dispatcher, false));
-            tools
-        }
-        Strategy::Lazy => meta_tools(dispatcher, true),
-        Strategy::Hybrid => {
-            let mut tools = meta_tools(dispatcher, true);
-            tools.extend(
-                dispatcher
-                    .exposed_entries()
-                    .filter(|entry| entry.def().is_eager() || eager.contains(&entry.name()))
-                    .map(|entry| (command_tool(entry), Route::Command(entry.name()))),
-            );
-            tools
-        }
-    }
 }

@@ -11,7 +11,6 @@ use serde::de::value::StrDeserializer;
 use serde::de::{DeserializeSeed, Expected, IgnoredAny, MapAccess, Unexpected, Visitor};
 use serde_json::{Map, Value};
 
-
 /// How [`Entries`] reads keys: as plain strings for a struct's field names, or as
 /// serde_json reads a map's keys (numbers and booleans in quotes too).
 pub(super) trait KeyMode {

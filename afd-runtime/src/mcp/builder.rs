@@ -1,0 +1,333 @@
+//! Building a server: the tool [`Strategy`], [`McpServerBuilder`] and its options, why a
+//! build fails ([`BuildError`]), and the server instructions generated from the catalog.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+use super::server::{Inner, McpServer};
+use super::{STRATEGY_ENV, listing};
+use crate::command_context::CommandContext;
+use crate::contexts::NoContextPolicy;
+use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
+
+/// How the catalog is listed as MCP tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Strategy {
+    /// One tool per exposed command, plus afd-call, afd-batch and afd-pipe.
+    Individual,
+    /// One tool per category (an `action` picks the command), plus the three built-ins.
+    Grouped,
+    /// Exactly five tools: afd-discover, afd-detail, afd-call, afd-batch, afd-pipe.
+    #[default]
+    Lazy,
+    /// Lazy, plus the commands marked `eager` as their own tools.
+    Hybrid,
+}
+
+impl Strategy {
+    /// The name used on the command line and in `AFD_TOOL_STRATEGY`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Individual => "individual",
+            Strategy::Grouped => "grouped",
+            Strategy::Lazy => "lazy",
+            Strategy::Hybrid => "hybrid",
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A strategy name that is not one of `individual`, `grouped`, `lazy`, `hybrid`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tool strategy '{0}': expected individual, grouped, lazy or hybrid")]
+pub struct UnknownStrategy(pub String);
+
+impl FromStr for Strategy {
+    type Err = UnknownStrategy;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "individual" => Ok(Strategy::Individual),
+            "grouped" => Ok(Strategy::Grouped),
+            "lazy" => Ok(Strategy::Lazy),
+            "hybrid" => Ok(Strategy::Hybrid),
+            _ => Err(UnknownStrategy(text.to_owned())),
+        }
+    }
+}
+
+/// Why a server could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The exposure lists name unknown commands.
+    #[error(transparent)]
+    Dispatcher(#[from] DispatcherError),
+    /// `AFD_TOOL_STRATEGY` holds an unknown strategy.
+    #[error("{STRATEGY_ENV}: {0}")]
+    Strategy(#[from] UnknownStrategy),
+    /// An eager command is not exposed.
+    #[error("eager command '{0}' is not exposed on this server")]
+    Eager(String),
+}
+
+/// Builds an [`McpServer`].
+pub struct McpServerBuilder {
+    dispatcher: DispatcherBuilder,
+    name: String,
+    version: String,
+    strategy: Strategy,
+    eager: Vec<String>,
+    context: CommandContext,
+    page_size: usize,
+    instructions: Option<String>,
+    list_names: bool,
+    bootstrap: bool,
+    context_tools: bool,
+    session_tools: bool,
+}
+
+impl McpServerBuilder {
+    /// A builder with the defaults, over `dispatcher` (which then serves [`Surface::Mcp`]).
+    pub(super) fn new(dispatcher: DispatcherBuilder) -> Self {
+        McpServerBuilder {
+            dispatcher: dispatcher.surface(Surface::Mcp),
+            name: "afd".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            strategy: Strategy::Lazy,
+            eager: Vec::new(),
+            context: CommandContext::new(),
+            page_size: 100,
+            instructions: None,
+            list_names: false,
+            bootstrap: false,
+            context_tools: false,
+            session_tools: false,
+        }
+    }
+
+    /// In lazy and hybrid, also lists afd-context-list, -enter, -exit and -suggest as tools
+    /// (they are always callable through afd-call, batch, pipe and by name, and afd-discover
+    /// shows them). Individual and grouped always list them. Off by default, to keep the
+    /// lazy listing at five tools.
+    #[must_use]
+    pub fn context_tools(mut self, on: bool) -> Self {
+        self.context_tools = on;
+        self
+    }
+
+    /// Lets `tools/list` follow the session, for clients on a protocol with sessions
+    /// (2025-11-25 and earlier), over stdio or a stateful HTTP session: individual and
+    /// grouped list the universal tools plus the active context's, lazy and hybrid add the
+    /// commands activated for the session (afd-detail `activate: true`), and every change
+    /// is announced with `notifications/tools/list_changed`. Off by default. Clients on the
+    /// 2026-07-28 protocol always see one fixed list, as that protocol requires; contexts
+    /// then act through afd-discover, afd-call, batch and pipe.
+    #[must_use]
+    pub fn session_tools(mut self, on: bool) -> Self {
+        self.session_tools = on;
+        self
+    }
+
+    /// Adds the bootstrap tools afd-help, afd-docs and afd-schema beside any strategy.
+    #[must_use]
+    pub fn bootstrap_tools(mut self, on: bool) -> Self {
+        self.bootstrap = on;
+        self
+    }
+
+    /// In lazy and hybrid, also lists every exposed command by name and one-line summary
+    /// with a permissive schema: the agent sees what exists without a discover call, and
+    /// loads a schema with afd-detail. Costs tokens per command.
+    #[must_use]
+    pub fn list_names(mut self, on: bool) -> Self {
+        self.list_names = on;
+        self
+    }
+
+    /// The server's name, as `serverInfo.name`.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The server's version, as `serverInfo.version`.
+    #[must_use]
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// The tool strategy (default lazy); `AFD_TOOL_STRATEGY` overrides it at build time.
+    #[must_use]
+    pub fn strategy(mut self, strategy: Strategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Lists these commands as their own tools in the hybrid strategy (beside those marked
+    /// `#[command(eager)]`).
+    #[must_use]
+    pub fn eager<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.eager.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Configures exposure, limits and middleware (the dispatcher serves
+    /// [`Surface::Mcp`]).
+    #[must_use]
+    pub fn dispatch(
+        mut self,
+        configure: impl FnOnce(DispatcherBuilder) -> DispatcherBuilder,
+    ) -> Self {
+        self.dispatcher = configure(self.dispatcher);
+        self
+    }
+
+    /// The context every call starts from (app state, dev mode).
+    #[must_use]
+    pub fn context(mut self, context: CommandContext) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// Tools per `tools/list` page (default 100).
+    #[must_use]
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+
+    /// Replaces the generated server instructions.
+    #[must_use]
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Builds the server: the exposed set, the strategy (after the environment override)
+    /// and its tool listing, computed once.
+    ///
+    /// # Errors
+    ///
+    /// Unknown names in the exposure or eager lists, or an unknown `AFD_TOOL_STRATEGY`.
+    pub fn build(self) -> Result<McpServer, BuildError> {
+        let strategy = match std::env::var(STRATEGY_ENV) {
+            Ok(value) if !value.trim().is_empty() => value.parse()?,
+            _ => self.strategy,
+        };
+        let dispatcher = self.dispatcher.build()?;
+        let mut eager: Vec<&'static str> = Vec::with_capacity(self.eager.len());
+        for name in &self.eager {
+            match dispatcher.registry().get(name) {
+                Some(entry) if dispatcher.is_exposed(entry.name()) => eager.push(entry.name()),
+                _ => return Err(BuildError::Eager(name.clone())),
+            }
+        }
+        let listing = listing::listing(
+            &dispatcher,
+            strategy,
+            &eager,
+            self.list_names,
+            self.bootstrap,
+            self.context_tools,
+        );
+        let mut routes = HashMap::with_capacity(listing.len());
+        let mut tools = Vec::with_capacity(listing.len());
+        for (tool, route) in listing {
+            routes.insert(tool.name.to_string(), route);
+            tools.push(tool);
+        }
+        let instructions = self
+            .instructions
+            .unwrap_or_else(|| instructions(&dispatcher, strategy));
+        // Build the search index and afd-discover's lists off the serving path, so the
+        // first discover does not pay.
+        dispatcher.warm_in_background();
+        Ok(McpServer::new(Inner {
+            dispatcher,
+            strategy,
+            name: self.name,
+            version: self.version,
+            tools,
+            routes,
+            context: self.context,
+            page_size: self.page_size,
+            instructions,
+            session_tools: self.session_tools,
+        }))
+    }
+}
+
+/// The generated server instructions: what the catalog holds, how the strategy reaches a
+/// command, and the contexts.
+fn instructions(dispatcher: &Dispatcher, strategy: Strategy) -> String {
+    let categories: Vec<String> = dispatcher
+        .available_categories()
+        .iter()
+        .take(12)
+        .map(|(name, count)| format!("{name} ({count})"))
+        .collect();
+    let more = dispatcher.available_categories().len().saturating_sub(12);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    let how = match strategy {
+        Strategy::Lazy | Strategy::Hybrid => {
+            "Commands are not listed as tools: call afd-discover (search, category or tag) to find one, afd-detail for its input schema, then afd-call to run it. afd-batch runs several at once; afd-pipe chains them."
+        }
+        Strategy::Individual => {
+            "Each command is a tool. afd-call runs any command by name; afd-batch runs several at once; afd-pipe chains them."
+        }
+        Strategy::Grouped => {
+            "Each category is a tool whose `action` picks the command. afd-call runs any command by name; afd-batch runs several at once; afd-pipe chains them."
+        }
+    };
+    let contexts = dispatcher.registry().contexts();
+    let contexts = if contexts.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = contexts
+            .iter()
+            .map(|c| {
+                let read_only = if c.is_read_only() { ", read-only" } else { "" };
+                format!(
+                    "{} ({}{read_only})",
+                    c.name(),
+                    crate::text::summary(c.description())
+                )
+            })
+            .collect();
+        let start = match dispatcher.sessions().config().policy() {
+            NoContextPolicy::Open => {
+                "A session starts in no context, where every command is callable"
+            }
+            NoContextPolicy::Lobby => {
+                "A session starts in no context, where only universal commands are callable"
+            }
+        };
+        format!(
+            " Contexts scope what may be called: {}. {start}; afd-context-suggest finds the context for an intent, afd-context-enter enters it (scope read-only refuses changes), afd-context-exit returns. afd-discover names the active context.",
+            names.join("; ")
+        )
+    };
+    format!(
+        "{} commands in {} categories: {}{more}. {how}{contexts} Every result has success, data or error (with a suggestion), and reasoning.",
+        dispatcher.exposed_count(),
+        dispatcher.available_categories().len(),
+        categories.join(", ")
+    )
+}

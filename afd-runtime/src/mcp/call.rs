@@ -1,0 +1,292 @@
+//! A `tools/call`, whichever way it arrived: [`McpServer::run_tool_call`] is the one path
+//! that rmcp's handler and the stdio front both take. It builds the call's context (the
+//! server's base context, the request's cancellation, its `afd/session` or else the
+//! transport's session, progress reporting), routes the call to the dispatcher, and
+//! announces a changed session listing. Also the tool result's two forms: rmcp's
+//! [`CallToolResult`] and the JSON the stdio front writes itself.
+
+use rmcp::model::{CallToolResult, JsonObject, ProgressToken};
+use rmcp::{Peer, RoleServer};
+use serde::{Deserialize as _, Serialize};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::SESSION_META;
+use super::progress::Progress;
+use super::server::McpServer;
+use super::tools::Route;
+use crate::command_context::CommandContext;
+use crate::error::{CommandError, codes};
+use crate::result::CommandResult;
+use crate::{BatchRequest, BatchResult, MetaTools, PipeRequest, PipeResult};
+
+/// The `_meta` key of a request's progress token.
+pub(super) const PROGRESS_TOKEN: &str = "progressToken";
+
+/// A `tools/call` request as an entrance received it.
+pub(super) struct ToolCall<'a> {
+    /// The tool's name.
+    pub(super) name: &'a str,
+    /// The tool's arguments (an object; `{}` when the request had none).
+    pub(super) arguments: Value,
+    /// The request's `_meta`, where the client names an `afd/session` or a progress token.
+    pub(super) meta: Option<&'a JsonObject>,
+    /// Cancelled when the client cancels the request.
+    pub(super) cancel: CancellationToken,
+    /// The client, which progress and `notifications/tools/list_changed` go to.
+    pub(super) peer: &'a Peer<RoleServer>,
+    /// Whether the client's protocol keeps sessions (2025-11-25 and earlier).
+    pub(super) legacy: bool,
+}
+
+/// What a [`ToolCall`] produced.
+pub(super) struct Called {
+    pub(super) answer: Answer,
+    /// Whether notifications may have been sent to the client during the call (progress,
+    /// a changed listing): they must reach it before the response.
+    pub(super) notified: bool,
+}
+
+impl McpServer {
+    /// Runs a `tools/call` request: the context rmcp's handler and the stdio front both
+    /// give a call, its answer, and `notifications/tools/list_changed` where `tools/list`
+    /// follows the session and the call changed what it lists.
+    pub(super) async fn run_tool_call(&self, call: ToolCall<'_>) -> Called {
+        let ToolCall {
+            name,
+            arguments,
+            meta,
+            cancel,
+            peer,
+            legacy,
+        } = call;
+        let mut ctx = self.inner.context.clone().with_cancellation(cancel);
+        let explicit = meta
+            .and_then(|meta| meta.get(SESSION_META))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(session) = explicit.or_else(|| self.transport_session(legacy)) {
+            ctx = ctx.with_session(session);
+        }
+        let progress = meta
+            .and_then(|meta| meta.get(PROGRESS_TOKEN))
+            .and_then(|token| ProgressToken::deserialize(token).ok());
+        let mut notified = progress.is_some();
+        if let Some(token) = progress {
+            ctx = ctx.with_state(Progress::new(peer.clone(), token));
+        }
+        // Where tools/list follows the transport session, announce what the call changed.
+        let followed = self.followed_session(legacy);
+        let before = followed
+            .as_deref()
+            .map(|handle| self.inner.dispatcher.session(handle));
+        let answer = self.answer_call(name, arguments, ctx).await;
+        if let (Some(handle), Some(before)) = (followed.as_deref(), before) {
+            let after = self.inner.dispatcher.session(handle);
+            if self.listing_changed(before.as_deref(), after.as_deref()) {
+                notified = true;
+                if let Err(error) = peer.notify_tool_list_changed().await {
+                    tracing::debug!(%error, "could not send notifications/tools/list_changed");
+                }
+            }
+        }
+        Called { answer, notified }
+    }
+
+    /// Runs a tool call: the same answer whatever the transport.
+    ///
+    /// The call's session is `ctx`'s, unless the meta-tools' `session` argument names one.
+    pub async fn call(&self, name: &str, arguments: Value, ctx: CommandContext) -> CallToolResult {
+        self.answer_call(name, arguments, ctx)
+            .await
+            .into_tool_result()
+    }
+
+    /// A tool call's outcome, before it becomes a [`CallToolResult`] (which the stream front
+    /// writes without building one).
+    async fn answer_call(&self, name: &str, arguments: Value, ctx: CommandContext) -> Answer {
+        let inner = &*self.inner;
+        let dispatcher = &inner.dispatcher;
+        let mut arguments = arguments;
+        let mut ctx = ctx;
+        let route = inner.routes.get(name).cloned().or_else(|| {
+            // A tools/call naming an exposed command works in every strategy.
+            dispatcher
+                .registry()
+                .get(name)
+                .filter(|e| dispatcher.is_exposed(e.name()))
+                .map(|e| Route::Command(e.name()))
+        });
+        match &route {
+            // afd-discover and afd-detail read `session` from their input.
+            Some(Route::Discover | Route::Detail) => {
+                if let (Some(session), Some(map)) = (ctx.session(), arguments.as_object_mut())
+                    && !map.contains_key("session")
+                {
+                    map.insert("session".into(), json!(session));
+                }
+            }
+            Some(Route::Call | Route::Batch | Route::Pipe) => match take_session(&mut arguments) {
+                Ok(Some(session)) => ctx = ctx.with_session(session),
+                Ok(None) => {}
+                Err(error) => return Answer::Command(CommandResult::failure(error)),
+            },
+            _ => {}
+        }
+        match route {
+            Some(Route::Discover) => Answer::Command(dispatcher.discover(arguments)),
+            Some(Route::Detail) => Answer::Command(dispatcher.detail(arguments)),
+            Some(Route::Help) => Answer::Command(dispatcher.help(arguments)),
+            Some(Route::Docs) => Answer::Command(dispatcher.docs(arguments)),
+            Some(Route::Schema) => Answer::Command(dispatcher.schema(arguments)),
+            Some(Route::Call) => {
+                let (command, input) = match call_arguments(arguments) {
+                    Ok(parts) => parts,
+                    Err(error) => return Answer::Command(CommandResult::failure(error)),
+                };
+                Answer::Command(dispatcher.call(&command, input, ctx).await)
+            }
+            Some(Route::Batch) => match BatchRequest::from_value(arguments) {
+                Ok(request) => Answer::Batch(dispatcher.batch(request, ctx).await),
+                Err(error) => Answer::Command(CommandResult::failure(error)),
+            },
+            Some(Route::Pipe) => match PipeRequest::from_value(arguments) {
+                Ok(request) => Answer::Pipe(dispatcher.pipe(request, ctx).await),
+                Err(error) => Answer::Command(CommandResult::failure(error)),
+            },
+            Some(Route::Command(command)) => {
+                Answer::Command(dispatcher.call(command, arguments, ctx).await)
+            }
+            Some(Route::Group(category)) => {
+                let mut arguments = arguments;
+                let action = arguments
+                    .as_object_mut()
+                    .and_then(|map| map.remove("action"));
+                match action.as_ref().and_then(Value::as_str) {
+                    Some(command)
+                        if dispatcher
+                            .registry()
+                            .get(command)
+                            .is_some_and(|e| e.category() == category) =>
+                    {
+                        Answer::Command(dispatcher.call(command, arguments, ctx).await)
+                    }
+                    _ => {
+                        let actions: Vec<&str> = dispatcher
+                            .exposed_entries()
+                            .filter(|e| e.category() == category)
+                            .map(|e| e.name())
+                            .collect();
+                        let error = CommandError::new(
+                            codes::VALIDATION_ERROR,
+                            format!(
+                                "Invalid input for '{category}': `action` must be one of {}",
+                                actions.join(", ")
+                            ),
+                        )
+                        .with_suggestion(format!(
+                            "Pass action: \"{}\" (or another listed command).",
+                            actions.first().copied().unwrap_or_default()
+                        ));
+                        Answer::Command(CommandResult::failure(error))
+                    }
+                }
+            }
+            None => Answer::Command(CommandResult::failure(
+                dispatcher.registry().not_found(name),
+            )),
+        }
+    }
+}
+
+/// Removes the `session` argument of afd-call, afd-batch and afd-pipe.
+fn take_session(arguments: &mut Value) -> Result<Option<String>, CommandError> {
+    let Some(map) = arguments.as_object_mut() else {
+        return Ok(None);
+    };
+    match map.remove("session") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(session)) if !session.is_empty() => Ok(Some(session)),
+        Some(_) => Err(CommandError::new(
+            codes::VALIDATION_ERROR,
+            "Invalid input: Field 'session' must be the handle afd-context-enter returned",
+        )
+        .with_suggestion("Pass session as a string, or leave it out.")),
+    }
+}
+
+fn call_arguments(arguments: Value) -> Result<(String, Value), CommandError> {
+    let invalid = |message: &str| {
+        CommandError::new(
+            codes::VALIDATION_ERROR,
+            format!("Invalid input for 'afd-call': {message}"),
+        )
+        .with_suggestion("Send {command: \"<name>\", input: {...}}; afd-discover lists the names.")
+    };
+    let Value::Object(mut map) = arguments else {
+        return Err(invalid("the arguments must be an object"));
+    };
+    let command = match map.remove("command") {
+        Some(Value::String(command)) if !command.is_empty() => command,
+        Some(_) => return Err(invalid("Field 'command' must be a non-empty string")),
+        None => return Err(invalid("Required field 'command' is missing")),
+    };
+    let input = map.remove("input").unwrap_or_else(|| json!({}));
+    if let Some(extra) = map.keys().next() {
+        return Err(invalid(&format!("Unknown field '{extra}' is not allowed")));
+    }
+    Ok((command, input))
+}
+
+/// What a tool call produced.
+pub(super) enum Answer {
+    Command(CommandResult<Value>),
+    Batch(BatchResult),
+    Pipe(PipeResult),
+}
+
+impl Answer {
+    pub(super) fn success(&self) -> bool {
+        match self {
+            Answer::Command(result) => result.success,
+            Answer::Batch(result) => result.success,
+            Answer::Pipe(result) => result.success,
+        }
+    }
+
+    /// The result as rmcp sends it: structured content, the same JSON as text, `isError`.
+    pub(super) fn into_tool_result(self) -> CallToolResult {
+        let success = self.success();
+        match &self {
+            Answer::Command(result) => tool_result(result, success),
+            Answer::Batch(result) => tool_result(result, success),
+            Answer::Pipe(result) => tool_result(result, success),
+        }
+    }
+
+    /// The JSON of [`into_tool_result`](Answer::into_tool_result)'s structured content,
+    /// written once (rmcp's path builds a `Value` of it, then writes it twice).
+    pub(super) fn to_json(&self) -> String {
+        let json = match self {
+            Answer::Command(result) => serde_json::to_string(result),
+            Answer::Batch(result) => serde_json::to_string(result),
+            Answer::Pipe(result) => serde_json::to_string(result),
+        };
+        json.unwrap_or_else(|error| serialization_failure(&error).to_string())
+    }
+}
+
+/// The result as `structuredContent` and as JSON text, with `isError` on failure.
+fn tool_result<T: Serialize>(result: &T, success: bool) -> CallToolResult {
+    let value = serde_json::to_value(result).unwrap_or_else(|error| serialization_failure(&error));
+    if success {
+        CallToolResult::structured(value)
+    } else {
+        CallToolResult::structured_error(value)
+    }
+}
+
+/// The structured content of a result that could not be serialised.
+fn serialization_failure(error: &serde_json::Error) -> Value {
+    json!({"success": false, "error": {"code": codes::INTERNAL_ERROR, "message": error.to_string()}})
+}

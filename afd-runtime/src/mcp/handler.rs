@@ -1,0 +1,107 @@
+//! rmcp's [`ServerHandler`] for [`McpServer`], written by hand over the catalog: server
+//! info, `tools/list`, the resources, and `tools/call` through the one call path.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorData, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler};
+use serde_json::Value;
+
+use super::call::ToolCall;
+use super::listing::{encode_cursor, offset};
+use super::resources;
+use super::server::McpServer;
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            self.inner.name.clone(),
+            self.inner.version.clone(),
+        ))
+        .with_instructions(self.inner.instructions.clone())
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.tools_page(request.and_then(|r| r.cursor), legacy(&context))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let all = resources::all(&self.inner.dispatcher);
+        let offset = offset(request.and_then(|r| r.cursor), all.len())?;
+        Ok(resources::page(
+            all,
+            offset,
+            self.inner.page_size,
+            encode_cursor,
+        ))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        resources::read(&self.inner.dispatcher, &request.uri).map(Into::into)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner
+            .tools
+            .iter()
+            .find(|tool| tool.name == name)
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let called = self
+            .run_tool_call(ToolCall {
+                name: &request.name,
+                arguments,
+                meta: Some(&context.meta.0.0),
+                cancel: context.ct.child_token(),
+                peer: &context.peer,
+                legacy: legacy(&context),
+            })
+            .await;
+        Ok(called.answer.into_tool_result().into())
+    }
+}
+
+/// Whether the request's protocol keeps sessions (2025-11-25 and earlier, which begin with
+/// `initialize`); 2026-07-28 is stateless.
+fn legacy(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_none_or(|version| version.has_initialize())
+}

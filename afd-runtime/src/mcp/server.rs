@@ -1,0 +1,184 @@
+//! [`McpServer`] and its state: what the builder computed once (shared by every
+//! connection), and what belongs to one connection (its transport's own session).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use rmcp::model::Tool;
+
+use super::builder::{McpServerBuilder, Strategy};
+use super::tools::Route;
+use crate::command_context::CommandContext;
+use crate::dispatch::Dispatcher;
+use crate::registry::Registry;
+
+/// What the builder computed, shared by every connection of a server.
+pub(super) struct Inner {
+    pub(super) dispatcher: Dispatcher,
+    pub(super) strategy: Strategy,
+    pub(super) name: String,
+    pub(super) version: String,
+    /// The full listing, in `tools/list` order.
+    pub(super) tools: Vec<Tool>,
+    /// What each listed tool does when called, by name.
+    pub(super) routes: HashMap<String, Route>,
+    /// The context every call starts from.
+    pub(super) context: CommandContext,
+    pub(super) page_size: usize,
+    pub(super) instructions: String,
+    /// Whether `tools/list` follows the transport session.
+    pub(super) session_tools: bool,
+}
+
+/// How a connection reaches the server: a stream (stdio, a duplex pipe) is one client for
+/// its whole life; HTTP is one only within a 2025-11-25 session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transport {
+    Stream,
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Http,
+}
+
+/// What belongs to one connection: the transport's own session, created on first use.
+#[derive(Debug)]
+struct Connection {
+    transport: Transport,
+    session: OnceLock<String>,
+}
+
+impl Connection {
+    fn new(transport: Transport) -> Self {
+        Connection {
+            transport,
+            session: OnceLock::new(),
+        }
+    }
+}
+
+/// An MCP server over a command catalog; implements rmcp's [`ServerHandler`](rmcp::ServerHandler), so it serves
+/// any rmcp transport.
+///
+/// Cheap to clone. Each clone is a new connection: served, it has its own transport
+/// session (the default session of its calls), so serve a clone per client.
+pub struct McpServer {
+    pub(super) inner: Arc<Inner>,
+    connection: Arc<Connection>,
+}
+
+impl Clone for McpServer {
+    fn clone(&self) -> Self {
+        McpServer {
+            inner: self.inner.clone(),
+            connection: Arc::new(Connection::new(self.connection.transport)),
+        }
+    }
+}
+
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServer")
+            .field("name", &self.inner.name)
+            .field("strategy", &self.inner.strategy)
+            .field("tools", &self.inner.tools.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// A builder over a `'static` registry (usually [`Registry::global`]).
+    pub fn builder(registry: &'static Registry) -> McpServerBuilder {
+        McpServerBuilder::new(Dispatcher::builder(registry))
+    }
+
+    /// A builder over a shared registry, such as one built at run time from
+    /// [`CommandDef::runtime`](crate::CommandDef::runtime) definitions. A host whose
+    /// catalog changes while serving builds a new server over the new registry (sharing
+    /// its [`Sessions`](crate::contexts::Sessions) and [`UsageStats`](crate::usage::UsageStats)
+    /// through [`McpServerBuilder::dispatch`]) and swaps it in under connected clients with
+    /// [`McpServer::with_connection_of`].
+    pub fn builder_shared(registry: Arc<Registry>) -> McpServerBuilder {
+        McpServerBuilder::new(Dispatcher::builder_shared(registry))
+    }
+
+    /// This server's catalog served on `other`'s connection (its transport session, and
+    /// so the session's context stack): for a host that swaps catalogs under connected
+    /// clients.
+    #[must_use]
+    pub fn with_connection_of(&self, other: &McpServer) -> McpServer {
+        McpServer {
+            inner: self.inner.clone(),
+            connection: other.connection.clone(),
+        }
+    }
+
+    /// The strategy in force (after the environment override).
+    pub fn strategy(&self) -> Strategy {
+        self.inner.strategy
+    }
+
+    /// The dispatcher every call goes through.
+    pub fn dispatcher(&self) -> &Dispatcher {
+        &self.inner.dispatcher
+    }
+
+    /// The full tool listing, in `tools/list` order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.inner.tools
+    }
+
+    /// The server instructions.
+    pub fn instructions(&self) -> &str {
+        &self.inner.instructions
+    }
+
+    /// Serves over stdin/stdout until the client disconnects. Logs must go to stderr.
+    ///
+    /// Where both streams are pipes (how MCP clients start stdio servers) they are driven
+    /// by Tokio's non-blocking pipe reactor rather than a blocking thread per read and
+    /// write ([`rmcp::transport::stdio_pipes`]); a terminal or a file falls back to the
+    /// blocking handles. The stream is served by [`serve_stream`](McpServer::serve_stream):
+    /// `tools/call` answered by afd-rs directly, everything else by rmcp.
+    ///
+    /// # Errors
+    ///
+    /// The transport failed to start.
+    pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        self.serve_stream(stdin, stdout).await
+    }
+
+    /// A stream server (a stdio or duplex connection) over what the builder computed.
+    pub(super) fn new(inner: Inner) -> McpServer {
+        McpServer {
+            inner: Arc::new(inner),
+            connection: Arc::new(Connection::new(Transport::Stream)),
+        }
+    }
+
+    /// A server whose connections are HTTP ones.
+    #[cfg(feature = "http")]
+    pub(super) fn for_http(&self) -> McpServer {
+        McpServer {
+            inner: self.inner.clone(),
+            connection: Arc::new(Connection::new(Transport::Http)),
+        }
+    }
+
+    /// The transport's own session, where it has one: a stream connection always, an HTTP
+    /// connection only for a client whose protocol keeps sessions (`legacy`: 2025-11-25 or
+    /// older). Created on first use, and made afresh if it expired.
+    pub(super) fn transport_session(&self, legacy: bool) -> Option<String> {
+        let has_session = match self.connection.transport {
+            Transport::Stream => true,
+            Transport::Http => legacy,
+        };
+        if !has_session {
+            return None;
+        }
+        let sessions = self.inner.dispatcher.sessions();
+        let handle = self.connection.session.get_or_init(|| sessions.create());
+        sessions.ensure(handle);
+        Some(handle.clone())
+    }
+}

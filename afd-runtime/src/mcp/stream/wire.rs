@@ -1,0 +1,133 @@
+//! The JSON-RPC the stdio front reads and writes by hand: the `tools/call` requests it
+//! takes, what it notes of the other messages and of rmcp's answer to `initialize`, and
+//! the response lines it writes in rmcp's exact form.
+
+use std::borrow::Cow;
+
+use rmcp::model::ErrorCode;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::mcp::SESSION_META;
+use crate::mcp::call::{Answer, PROGRESS_TOKEN};
+
+/// A `tools/call` request the front can answer. Anything else fails to parse into it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CallRequest<'a> {
+    #[serde(borrow)]
+    pub(super) jsonrpc: Cow<'a, str>,
+    pub(super) id: Value,
+    #[serde(borrow)]
+    pub(super) method: Cow<'a, str>,
+    pub(super) params: CallParams,
+}
+
+/// The params of a [`CallRequest`]: no task or other extension.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CallParams {
+    pub(super) name: String,
+    #[serde(default)]
+    pub(super) arguments: Option<Map<String, Value>>,
+    #[serde(default, rename = "_meta")]
+    pub(super) meta: Option<Map<String, Value>>,
+}
+
+impl CallRequest<'_> {
+    /// Whether the front takes this call: JSON-RPC 2.0 `tools/call` with a number or string
+    /// id (which always serialises) and a `_meta` that carries nothing but what the call
+    /// path reads.
+    pub(super) fn plain(&self) -> bool {
+        self.jsonrpc == "2.0"
+            && self.method == "tools/call"
+            && (self.id.is_string() || self.id.is_number())
+            && plain_meta(self.params.meta.as_ref())
+    }
+}
+
+/// A `_meta` the front may take: none, or one with at most the afd session and a progress
+/// token (rmcp's client sends one with every request).
+fn plain_meta(meta: Option<&Map<String, Value>>) -> bool {
+    meta.is_none_or(|meta| {
+        meta.iter().all(|(key, value)| match key.as_str() {
+            SESSION_META => value.is_string(),
+            PROGRESS_TOKEN => value.is_string() || value.is_i64() || value.is_u64(),
+            _ => false,
+        })
+    })
+}
+
+/// What the front reads of any other message.
+#[derive(Deserialize)]
+pub(super) struct Envelope {
+    #[serde(default)]
+    pub(super) id: Option<Value>,
+    #[serde(default)]
+    pub(super) method: Option<String>,
+    #[serde(default)]
+    pub(super) params: Option<Value>,
+}
+
+/// What the front reads of rmcp's answer to `initialize`.
+#[derive(Deserialize)]
+pub(super) struct InitializeResponse {
+    pub(super) id: Value,
+    pub(super) result: InitializeResult,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct InitializeResult {
+    pub(super) protocol_version: String,
+}
+
+#[derive(Serialize)]
+struct ErrorResponse<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    error: ErrorBody<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    code: i32,
+    message: &'a str,
+}
+
+/// The response line rmcp writes for `answer` to a peer on a version before 2026-07-28
+/// (no `resultType`): `CallToolResult`'s fields in its order, the structured content
+/// written once and copied as the text.
+pub(super) fn response_line(id: &Value, answer: &Answer) -> Vec<u8> {
+    let json = answer.to_json();
+    let mut line = Vec::with_capacity(2 * json.len() + 128);
+    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    // An id is a number or a string (checked before the call), which always serialises.
+    serde_json::to_writer(&mut line, id).expect("a JSON-RPC id serialises");
+    line.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
+    serde_json::to_writer(&mut line, &json).expect("a string serialises");
+    line.extend_from_slice(br#"}],"structuredContent":"#);
+    line.extend_from_slice(json.as_bytes());
+    line.extend_from_slice(if answer.success() {
+        br#","isError":false}}"#.as_slice()
+    } else {
+        br#","isError":true}}"#.as_slice()
+    });
+    line.push(b'\n');
+    line
+}
+
+/// The error response line for a call that panicked outside its handler.
+pub(super) fn internal_error_line(id: &Value) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&ErrorResponse {
+        jsonrpc: "2.0",
+        id,
+        error: ErrorBody {
+            code: ErrorCode::INTERNAL_ERROR.0,
+            message: "the tool call failed inside the server",
+        },
+    })
+    .unwrap_or_default();
+    line.push(b'\n');
+    line
+}
