@@ -8,12 +8,6 @@ pub(crate) const SUGGESTION_THRESHOLD: f64 = 0.4;
 
 /// The normalised similarity of two names, from 0 (nothing alike) to 1 (equal, ignoring
 /// case).
-///
-/// ```
-/// use afd_runtime::similarity::similarity;
-/// assert_eq!(similarity("order-cancel", "ORDER-CANCEL"), 1.0);
-/// assert!(similarity("order-cancle", "order-cancel") > 0.8);
-/// ```
 pub(crate) fn similarity(a: &str, b: &str) -> f64 {
     if a.eq_ignore_ascii_case(b) {
         return 1.0;
@@ -23,13 +17,6 @@ pub(crate) fn similarity(a: &str, b: &str) -> f64 {
 
 /// Up to `max` candidates whose similarity to `query` reaches [`SUGGESTION_THRESHOLD`],
 /// most similar first (ties in the candidates' order).
-///
-/// ```
-/// use afd_runtime::similarity::find_similar;
-/// let names = ["order-cancel", "order-create", "user-get"];
-/// assert_eq!(find_similar("order-cancle", names, 1), vec!["order-cancel"]);
-/// assert!(find_similar("zzz", names, 3).is_empty());
-/// ```
 pub(crate) fn find_similar<'a>(
     query: &str,
     candidates: impl IntoIterator<Item = &'a str>,
@@ -64,6 +51,19 @@ pub(crate) fn did_you_mean(closest: Option<&str>, fallback: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn similarity_ignores_case_and_rewards_close_names() {
+        assert_eq!(similarity("order-cancel", "ORDER-CANCEL"), 1.0);
+        assert!(similarity("order-cancle", "order-cancel") > 0.8);
+    }
+
+    #[test]
+    fn find_similar_keeps_close_names_only() {
+        let names = ["order-cancel", "order-create", "user-get"];
+        assert_eq!(find_similar("order-cancle", names, 1), vec!["order-cancel"]);
+        assert!(find_similar("zzz", names, 3).is_empty());
+    }
 
     #[test]
     fn threshold_filters_unrelated_names() {

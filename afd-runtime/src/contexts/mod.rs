@@ -48,7 +48,7 @@ pub(crate) mod gate;
 pub(crate) mod session;
 mod suggest;
 
-pub use crate::registry::ContextTree;
+pub use crate::registry::{CONTEXT_OPS, ContextTree, ENTER, EXIT, LIST, SUGGEST};
 pub use commands::{ContextInfo, SessionStatus};
 pub(crate) use gate::Host;
 pub use session::{Frame, MemorySessionStore, SearchRecord, SessionState, SessionStore};
