@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::contexts::Scope;
-use crate::command::{CommandDef, HandlerFuture, SourceLocation};
+use crate::command::{CommandDef, ExecutionTime, HandlerFuture, SourceLocation};
 use crate::command_context::CommandContext;
 use crate::error::{CommandError, codes};
 use crate::macro_support::input_schema;
@@ -35,7 +35,7 @@ pub static LIST: CommandDef = CommandDef::new(
     here(line!()),
 )
 .with_category(CATEGORY)
-.with_execution_time(crate::ExecutionTime::Instant);
+.with_execution_time(ExecutionTime::Instant);
 
 /// afd-context-enter.
 pub static ENTER: CommandDef = CommandDef::new(
@@ -47,7 +47,7 @@ pub static ENTER: CommandDef = CommandDef::new(
 )
 .with_category(CATEGORY)
 .with_errors(&[codes::CONTEXT_NOT_FOUND, codes::SESSION_NOT_FOUND])
-.with_execution_time(crate::ExecutionTime::Instant);
+.with_execution_time(ExecutionTime::Instant);
 
 /// afd-context-exit.
 pub static EXIT: CommandDef = CommandDef::new(
@@ -59,7 +59,7 @@ pub static EXIT: CommandDef = CommandDef::new(
 )
 .with_category(CATEGORY)
 .with_errors(&[codes::SESSION_NOT_FOUND])
-.with_execution_time(crate::ExecutionTime::Instant);
+.with_execution_time(ExecutionTime::Instant);
 
 /// afd-context-suggest.
 pub static SUGGEST: CommandDef = CommandDef::new(
@@ -70,7 +70,7 @@ pub static SUGGEST: CommandDef = CommandDef::new(
     here(line!()),
 )
 .with_category(CATEGORY)
-.with_execution_time(crate::ExecutionTime::Instant);
+.with_execution_time(ExecutionTime::Instant);
 
 /// The four context operations, added to every registry that declares a context.
 pub static CONTEXT_OPS: [&CommandDef; 4] = [&LIST, &ENTER, &EXIT, &SUGGEST];

@@ -503,10 +503,15 @@ fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MetaTools;
+    use crate::tools::meta::MetaTools;
 
-    fn record_handler(_input: Value, _ctx: crate::CommandContext) -> crate::HandlerFuture {
-        Box::pin(std::future::ready(crate::CommandResult::success(json!([]))))
+    fn record_handler(
+        _input: Value,
+        _ctx: crate::command_context::CommandContext,
+    ) -> crate::command::HandlerFuture {
+        Box::pin(std::future::ready(crate::result::CommandResult::success(
+            json!([]),
+        )))
     }
 
     fn record_schema() -> Value {
@@ -517,18 +522,18 @@ mod tests {
     fn a_search_matching_more_than_a_pool_pages_as_the_exhaustive_one_does() {
         // 300 commands that all match "records": the unfiltered search ranks only the best
         // SEARCH_POOL, a search filtered by a category holding them all ranks every hit.
-        let defs: Vec<&'static crate::CommandDef> = (0..300)
+        let defs: Vec<&'static crate::command::CommandDef> = (0..300)
             .map(|i| {
                 let name: &'static str =
                     Box::leak(format!("records-export-{i:03}").into_boxed_str());
                 let description: &'static str =
                     Box::leak(format!("Export records of batch {i} as a file.").into_boxed_str());
-                let def = crate::CommandDef::new(
+                let def = crate::command::CommandDef::new(
                     name,
                     description,
                     record_handler,
                     record_schema,
-                    crate::SourceLocation {
+                    crate::command::SourceLocation {
                         file: file!(),
                         line: line!(),
                         column: 1,
@@ -539,8 +544,8 @@ mod tests {
                 &*Box::leak(Box::new(def))
             })
             .collect();
-        let registry: &'static crate::Registry = Box::leak(Box::new(
-            crate::Registry::builder()
+        let registry: &'static crate::registry::Registry = Box::leak(Box::new(
+            crate::registry::Registry::builder()
                 .register_all(defs)
                 .build()
                 .unwrap(),

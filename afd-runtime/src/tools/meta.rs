@@ -6,11 +6,12 @@ use std::future::Future;
 
 use serde_json::Value;
 
+use super::batch::{BatchRequest, BatchResult};
+use super::pipe::{PipeRequest, PipeResult};
 use super::{batch, detail, discover, help, pipe};
 use crate::command_context::CommandContext;
 use crate::dispatch::Dispatcher;
 use crate::result::CommandResult;
-use crate::{BatchRequest, BatchResult, PipeRequest, PipeResult};
 
 /// The built-in tools, on any [`Dispatcher`]: what afd-discover, afd-detail, afd-batch,
 /// afd-pipe, afd-help, afd-docs and afd-schema answer, whatever the surface. In the
@@ -104,5 +105,5 @@ impl MetaTools for Dispatcher {
 
 mod sealed {
     pub trait Sealed {}
-    impl Sealed for crate::Dispatcher {}
+    impl Sealed for crate::dispatch::Dispatcher {}
 }
