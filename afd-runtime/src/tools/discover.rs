@@ -51,8 +51,10 @@ pub(crate) const RELEVANCE_FLOOR: f32 = 0.25;
 pub enum DetailLevel {
     /// Names only: the cheapest listing.
     Name,
-    /// Name, one-line description and category (the default).
+    /// Name, one-line description and category (the default). `description` names the
+    /// same level.
     #[default]
+    #[serde(alias = "description")]
     Summary,
     /// The summary plus the input schema: find and load a command in one call.
     Full,
@@ -79,7 +81,7 @@ pub struct DiscoverInput {
     /// Include each command's mutation flag.
     #[serde(default)]
     pub include_mutation: bool,
-    /// How much to say of each command (default `summary`).
+    /// How much to say of each command (default `summary`, also called `description`).
     #[serde(default)]
     pub detail: DetailLevel,
     /// Page size, 1 to 200 (default 50, or 10 for a search).
@@ -188,7 +190,7 @@ pub fn discover_schema() -> &'static Value {
                 "tagMode": {"enum": ["any", "all"]},
                 "search": {"type": "string"},
                 "includeMutation": {"type": "boolean"},
-                "detail": {"enum": ["name", "summary", "full"]},
+                "detail": {"enum": ["name", "summary", "description", "full"]},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 200},
                 "offset": {"type": "integer", "minimum": 0},
                 "session": {"type": "string"}
