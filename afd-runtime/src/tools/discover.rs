@@ -190,7 +190,7 @@ pub fn discover_schema() -> &'static Value {
                 "tagMode": {"enum": ["any", "all"]},
                 "search": {"type": "string"},
                 "includeMutation": {"type": "boolean"},
-                "detail": {"enum": ["name", "summary", "description", "full"]},
+                "detail": {"enum": ["name", "summary", "full"]},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 200},
                 "offset": {"type": "integer", "minimum": 0},
                 "session": {"type": "string"}
@@ -201,8 +201,13 @@ pub fn discover_schema() -> &'static Value {
     &SCHEMA
 }
 
+/// The schema afd-discover validates against: the advertised one, whose `detail` also
+/// accepts `description` (the summary level by the name the design documents use). The
+/// advertised schema leaves that synonym out, so listing afd-discover costs no more tokens.
 static DISCOVER_VALIDATOR: LazyLock<InputValidator> = LazyLock::new(|| {
-    InputValidator::new(discover_schema()).expect("the afd-discover schema compiles")
+    let mut schema = discover_schema().clone();
+    schema["properties"]["detail"]["enum"] = json!(["name", "summary", "description", "full"]);
+    InputValidator::new(&schema).expect("the afd-discover schema compiles")
 });
 fn has_tags(entry: &CommandEntry, tags: &[&str], mode: TagMode) -> bool {
     let own = entry.tags();
