@@ -518,6 +518,37 @@ fn discover_answers_at_three_detail_levels() {
 }
 
 #[test]
+fn detail_description_is_the_summary_level() {
+    let d = server();
+    for input in [
+        json!({}),
+        json!({"category": "order"}),
+        json!({"search": "cancel", "includeMutation": true}),
+        json!({"tag": "crud", "limit": 2, "offset": 1}),
+    ] {
+        let mut summary = input.clone();
+        summary["detail"] = json!("summary");
+        let mut description = input.clone();
+        description["detail"] = json!("description");
+        // Everything but the time each call took.
+        let answer = |input| {
+            let mut answer = serde_json::to_value(d.discover(input)).unwrap();
+            answer["metadata"]
+                .as_object_mut()
+                .map(|metadata| metadata.remove("executionTimeMs"));
+            answer
+        };
+        let expected = answer(summary);
+        let actual = answer(description);
+        assert!(expected["success"] == true, "{input}: {expected}");
+        assert_eq!(actual, expected, "{input}");
+    }
+    let level: afd_runtime::tools::DetailLevel =
+        serde_json::from_value(json!("description")).unwrap();
+    assert_eq!(level, afd_runtime::tools::DetailLevel::Summary);
+}
+
+#[test]
 fn every_answer_has_the_documented_shape() {
     use afd_runtime::tools::DiscoverResult;
     let d = server();

@@ -1,17 +1,25 @@
-//! `AFD_TOOL_STRATEGY` overrides the strategy at start-up. Alone in its test
-//! binary because the environment is process-wide.
+//! `AFD_TOOL_STRATEGY`, or `TOOL_LOADING` (`eager` or `lazy`), overrides the strategy at
+//! start-up. Alone in its test binary, with one test, because the environment is
+//! process-wide.
 
 use afd_runtime::Registry;
-use afd_runtime::mcp::{McpServer, STRATEGY_ENV, Strategy};
+use afd_runtime::mcp::{LOADING_ENV, McpServer, STRATEGY_ENV, Strategy};
 
+fn build() -> Result<McpServer, afd_runtime::mcp::BuildError> {
+    McpServer::builder(Registry::global())
+        .strategy(Strategy::Individual)
+        .build()
+}
+
+// SAFETY (every `set_var`/`remove_var` below): this test binary has one test, so no other
+// thread reads the environment.
 #[test]
 fn the_environment_overrides_the_strategy() {
-    let build = || {
-        McpServer::builder(Registry::global())
-            .strategy(Strategy::Individual)
-            .build()
-    };
-    // SAFETY: this test binary has one test, so no other thread reads the environment.
+    strategy_variable();
+    loading_variable();
+}
+
+fn strategy_variable() {
     unsafe { std::env::set_var(STRATEGY_ENV, "lazy") };
     assert_eq!(build().unwrap().strategy(), Strategy::Lazy);
     unsafe { std::env::set_var(STRATEGY_ENV, "Grouped") };
@@ -24,4 +32,38 @@ fn the_environment_overrides_the_strategy() {
     );
     unsafe { std::env::remove_var(STRATEGY_ENV) };
     assert_eq!(build().unwrap().strategy(), Strategy::Individual);
+}
+
+fn loading_variable() {
+    assert_eq!(LOADING_ENV, "TOOL_LOADING");
+    let builder = || {
+        McpServer::builder(Registry::global())
+            .strategy(Strategy::Grouped)
+            .build()
+    };
+    unsafe { std::env::set_var(LOADING_ENV, "eager") };
+    assert_eq!(builder().unwrap().strategy(), Strategy::Individual);
+    unsafe { std::env::set_var(LOADING_ENV, " Lazy ") };
+    assert_eq!(builder().unwrap().strategy(), Strategy::Lazy);
+
+    // AFD_TOOL_STRATEGY wins when both are set, even over a TOOL_LOADING it would reject.
+    unsafe { std::env::set_var(STRATEGY_ENV, "hybrid") };
+    assert_eq!(builder().unwrap().strategy(), Strategy::Hybrid);
+    unsafe { std::env::set_var(LOADING_ENV, "sometimes") };
+    assert_eq!(builder().unwrap().strategy(), Strategy::Hybrid);
+    unsafe { std::env::remove_var(STRATEGY_ENV) };
+
+    // Alone, an unknown value fails the build, naming the variable, as AFD_TOOL_STRATEGY does.
+    let error = builder().unwrap_err().to_string();
+    assert_eq!(
+        error,
+        "TOOL_LOADING: unknown tool loading 'sometimes': expected eager or lazy"
+    );
+    unsafe { std::env::set_var(LOADING_ENV, "hybrid") };
+    assert!(builder().is_err(), "only eager and lazy are loading names");
+
+    unsafe { std::env::set_var(LOADING_ENV, "  ") };
+    assert_eq!(builder().unwrap().strategy(), Strategy::Grouped);
+    unsafe { std::env::remove_var(LOADING_ENV) };
+    assert_eq!(builder().unwrap().strategy(), Strategy::Grouped);
 }

@@ -1478,3 +1478,70 @@ async fn invoices(s: &mut Session) {
     let void = s.ok("invoice-list", json!({"status": "void"})).await;
     assert_eq!(ids(&void["items"], "orderId"), [json!("ord-1005")]);
 }
+
+#[tokio::test]
+async fn hybrid_lists_the_everyday_lookups_beside_the_meta_tools_and_lazy_does_not() {
+    use afd_runtime::mcp::{McpServer, Strategy};
+    use afd_tests::mcp::Client;
+
+    let meta = [
+        "afd-discover",
+        "afd-detail",
+        "afd-call",
+        "afd-batch",
+        "afd-pipe",
+    ];
+    let eager = ["product-get", "product-list", "plan-list"];
+    let marked: BTreeSet<&str> = COMMANDS
+        .iter()
+        .filter(|def| def.is_eager())
+        .map(|def| def.name())
+        .collect();
+    assert_eq!(marked, BTreeSet::from(eager));
+    for name in eager {
+        let def = entry(name).def();
+        assert!(!def.is_mutation(), "{name} is a read");
+        assert!(
+            def.contexts().is_empty(),
+            "{name} is callable in every context"
+        );
+    }
+
+    let serve = |strategy| {
+        McpServer::builder(Registry::global())
+            .strategy(strategy)
+            .context(fresh())
+            .dispatch(|d| d.expose_only(COMMAND_NAMES))
+            .build()
+            .unwrap()
+    };
+    let names = |tools: &[rmcp::model::Tool]| -> Vec<String> {
+        tools.iter().map(|tool| tool.name.to_string()).collect()
+    };
+
+    let hybrid = Client::connect(serve(Strategy::Hybrid)).await;
+    let tools = hybrid.tools().await;
+    let listed = names(&tools);
+    assert_eq!(listed[..5], meta);
+    assert_eq!(
+        listed[5..]
+            .iter()
+            .map(String::as_str)
+            .collect::<BTreeSet<_>>(),
+        BTreeSet::from(eager)
+    );
+    assert_eq!(listed.len(), meta.len() + eager.len());
+    let list = tools
+        .iter()
+        .find(|tool| tool.name == "product-list")
+        .unwrap();
+    assert!(
+        list.input_schema.contains_key("properties"),
+        "an eager tool has its full schema"
+    );
+    let plans = hybrid.call("plan-list", json!({})).await;
+    assert_eq!(plans["success"], true, "{plans}");
+
+    let lazy = Client::connect(serve(Strategy::Lazy)).await;
+    assert_eq!(names(&lazy.tools().await), meta);
+}

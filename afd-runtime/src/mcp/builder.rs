@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::server::{Inner, McpServer};
-use super::{STRATEGY_ENV, listing};
+use super::{LOADING_ENV, STRATEGY_ENV, listing};
 use crate::command_context::CommandContext;
 use crate::contexts::NoContextPolicy;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
@@ -72,6 +72,9 @@ pub enum BuildError {
     /// `AFD_TOOL_STRATEGY` holds an unknown strategy.
     #[error("{STRATEGY_ENV}: {0}")]
     Strategy(#[from] UnknownStrategy),
+    /// `TOOL_LOADING` holds something other than `eager` or `lazy`.
+    #[error("{LOADING_ENV}: unknown tool loading '{0}': expected eager or lazy")]
+    Loading(String),
     /// An eager command is not exposed.
     #[error("eager command '{0}' is not exposed on this server")]
     Eager(String),
@@ -165,7 +168,8 @@ impl McpServerBuilder {
         self
     }
 
-    /// The tool strategy (default lazy); `AFD_TOOL_STRATEGY` overrides it at build time.
+    /// The tool strategy (default lazy); `AFD_TOOL_STRATEGY` (or `TOOL_LOADING`) overrides
+    /// it at build time.
     #[must_use]
     pub fn strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
@@ -221,11 +225,12 @@ impl McpServerBuilder {
     ///
     /// # Errors
     ///
-    /// Unknown names in the exposure or eager lists, or an unknown `AFD_TOOL_STRATEGY`.
+    /// Unknown names in the exposure or eager lists, or an unknown `AFD_TOOL_STRATEGY`
+    /// or `TOOL_LOADING`.
     pub fn build(self) -> Result<McpServer, BuildError> {
-        let strategy = match std::env::var(STRATEGY_ENV) {
-            Ok(value) if !value.trim().is_empty() => value.parse()?,
-            _ => self.strategy,
+        let strategy = match env_strategy()? {
+            Some(strategy) => strategy,
+            None => self.strategy,
         };
         let dispatcher = self.dispatcher.build()?;
         let mut eager: Vec<&'static str> = Vec::with_capacity(self.eager.len());
@@ -267,6 +272,27 @@ impl McpServerBuilder {
             instructions,
             session_tools: self.session_tools,
         }))
+    }
+}
+
+/// The strategy the environment asks for: `AFD_TOOL_STRATEGY`, else `TOOL_LOADING`
+/// (`eager` is the individual strategy, `lazy` the lazy one); unset or blank is none.
+fn env_strategy() -> Result<Option<Strategy>, BuildError> {
+    let set = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+    };
+    if let Some(value) = set(STRATEGY_ENV) {
+        return Ok(Some(value.parse()?));
+    }
+    match set(LOADING_ENV) {
+        None => Ok(None),
+        Some(value) => match value.trim().to_ascii_lowercase().as_str() {
+            "eager" => Ok(Some(Strategy::Individual)),
+            "lazy" => Ok(Some(Strategy::Lazy)),
+            _ => Err(BuildError::Loading(value)),
+        },
     }
 }
 

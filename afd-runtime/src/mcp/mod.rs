@@ -51,3 +51,8 @@ pub const SESSION_META: &str = "afd/session";
 
 /// The environment variable that overrides the strategy at start-up.
 pub const STRATEGY_ENV: &str = "AFD_TOOL_STRATEGY";
+
+/// The other environment variable that overrides the strategy at start-up, by the names
+/// the design documents use: `eager` (every command its own tool: the individual
+/// strategy) or `lazy`. [`STRATEGY_ENV`] wins when both are set.
+pub const LOADING_ENV: &str = "TOOL_LOADING";

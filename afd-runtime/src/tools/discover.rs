@@ -51,8 +51,10 @@ pub(crate) const RELEVANCE_FLOOR: f32 = 0.25;
 pub enum DetailLevel {
     /// Names only: the cheapest listing.
     Name,
-    /// Name, one-line description and category (the default).
+    /// Name, one-line description and category (the default). `description` names the
+    /// same level.
     #[default]
+    #[serde(alias = "description")]
     Summary,
     /// The summary plus the input schema: find and load a command in one call.
     Full,
@@ -79,7 +81,7 @@ pub struct DiscoverInput {
     /// Include each command's mutation flag.
     #[serde(default)]
     pub include_mutation: bool,
-    /// How much to say of each command (default `summary`).
+    /// How much to say of each command (default `summary`, also called `description`).
     #[serde(default)]
     pub detail: DetailLevel,
     /// Page size, 1 to 200 (default 50, or 10 for a search).
@@ -199,8 +201,13 @@ pub fn discover_schema() -> &'static Value {
     &SCHEMA
 }
 
+/// The schema afd-discover validates against: the advertised one, whose `detail` also
+/// accepts `description` (the summary level by the name the design documents use). The
+/// advertised schema leaves that synonym out, so listing afd-discover costs no more tokens.
 static DISCOVER_VALIDATOR: LazyLock<InputValidator> = LazyLock::new(|| {
-    InputValidator::new(discover_schema()).expect("the afd-discover schema compiles")
+    let mut schema = discover_schema().clone();
+    schema["properties"]["detail"]["enum"] = json!(["name", "summary", "description", "full"]);
+    InputValidator::new(&schema).expect("the afd-discover schema compiles")
 });
 fn has_tags(entry: &CommandEntry, tags: &[&str], mode: TagMode) -> bool {
     let own = entry.tags();

@@ -5,6 +5,10 @@
 //! The store reaches the handlers as context state: [`context`]`(ShopStore::in_memory()?)`.
 //! Every shop command is in [`COMMANDS`] (and its name in [`COMMAND_NAMES`]), so a server can
 //! expose exactly the shop (`Dispatcher::builder(..).expose_only(COMMAND_NAMES)`).
+//!
+//! The everyday lookups that need no context (product-list, product-get, plan-list) are
+//! marked `eager`: the hybrid strategy lists them as their own tools beside the
+//! meta-tools.
 
 mod store;
 

@@ -174,7 +174,7 @@ pub struct ProductDetail {
 }
 
 /// Get a product with its available stock and review rating.
-#[command(tags("crud", "catalog", "read"), errors("NOT_FOUND"))]
+#[command(tags("crud", "catalog", "read"), errors("NOT_FOUND"), eager)]
 pub fn product_get(input: ProductId, ctx: &CommandContext) -> Result<ProductDetail, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let product = require_product(&conn, input.id)?;
@@ -233,7 +233,7 @@ pub struct ListProducts {
 }
 
 /// List products with filters, sorting and pagination.
-#[command(tags("crud", "catalog", "read"))]
+#[command(tags("crud", "catalog", "read"), eager)]
 pub fn product_list(
     input: ListProducts,
     ctx: &CommandContext,

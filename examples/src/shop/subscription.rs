@@ -417,7 +417,7 @@ pub struct PlanList {
 }
 
 /// List subscription plans with prices and active subscriber counts.
-#[command(category = "subscription", tags("billing", "read"))]
+#[command(category = "subscription", tags("billing", "read"), eager)]
 pub fn plan_list(ctx: &CommandContext) -> Result<PlanList, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let plans = all(
