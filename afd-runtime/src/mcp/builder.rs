@@ -1,66 +1,17 @@
-//! Building a server: the tool [`Strategy`], [`McpServerBuilder`] and its options, why a
-//! build fails ([`BuildError`]), and the server instructions generated from the catalog.
+//! Building a server: [`McpServerBuilder`] and its options (the strategy, with its
+//! environment overrides), why a build fails ([`BuildError`]), and the server
+//! instructions generated from the catalog.
 
 use std::collections::HashMap;
-use std::fmt;
-use std::str::FromStr;
+use std::sync::Arc;
 
 use super::server::{Inner, McpServer};
+use super::strategy::{Strategy, UnknownStrategy};
 use super::{LOADING_ENV, STRATEGY_ENV, listing};
 use crate::command_context::CommandContext;
 use crate::contexts::NoContextPolicy;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
-
-/// How the catalog is listed as MCP tools.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Strategy {
-    /// One tool per exposed command, plus afd-call, afd-batch and afd-pipe.
-    Individual,
-    /// One tool per category (an `action` picks the command), plus the three built-ins.
-    Grouped,
-    /// Exactly five tools: afd-discover, afd-detail, afd-call, afd-batch, afd-pipe.
-    #[default]
-    Lazy,
-    /// Lazy, plus the commands marked `eager` as their own tools.
-    Hybrid,
-}
-
-impl Strategy {
-    /// The name used on the command line and in `AFD_TOOL_STRATEGY`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Strategy::Individual => "individual",
-            Strategy::Grouped => "grouped",
-            Strategy::Lazy => "lazy",
-            Strategy::Hybrid => "hybrid",
-        }
-    }
-}
-
-impl fmt::Display for Strategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A strategy name that is not one of `individual`, `grouped`, `lazy`, `hybrid`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown tool strategy '{0}': expected individual, grouped, lazy or hybrid")]
-pub struct UnknownStrategy(pub String);
-
-impl FromStr for Strategy {
-    type Err = UnknownStrategy;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "individual" => Ok(Strategy::Individual),
-            "grouped" => Ok(Strategy::Grouped),
-            "lazy" => Ok(Strategy::Lazy),
-            "hybrid" => Ok(Strategy::Hybrid),
-            _ => Err(UnknownStrategy(text.to_owned())),
-        }
-    }
-}
+use crate::registry::Registry;
 
 /// Why a server could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -356,4 +307,21 @@ fn instructions(dispatcher: &Dispatcher, strategy: Strategy) -> String {
         dispatcher.available_categories().len(),
         categories.join(", ")
     )
+}
+
+impl McpServer {
+    /// A builder over a `'static` registry (usually [`Registry::global`]).
+    pub fn builder(registry: &'static Registry) -> McpServerBuilder {
+        McpServerBuilder::new(Dispatcher::builder(registry))
+    }
+
+    /// A builder over a shared registry, such as one built at run time from
+    /// [`CommandDef::runtime`](crate::CommandDef::runtime) definitions. A host whose
+    /// catalog changes while serving builds a new server over the new registry (sharing
+    /// its [`Sessions`](crate::contexts::Sessions) and [`UsageStats`](crate::usage::UsageStats)
+    /// through [`McpServerBuilder::dispatch`]) and swaps it in under connected clients with
+    /// [`McpServer::with_connection_of`].
+    pub fn builder_shared(registry: Arc<Registry>) -> McpServerBuilder {
+        McpServerBuilder::new(Dispatcher::builder_shared(registry))
+    }
 }

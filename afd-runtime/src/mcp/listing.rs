@@ -6,8 +6,8 @@ use std::collections::HashSet;
 
 use rmcp::model::{ErrorData, ListToolsResult, Tool};
 
-use super::builder::Strategy;
 use super::server::McpServer;
+use super::strategy::Strategy;
 use super::tools::{
     Route, bootstrap_tools, command_tool, group_tool, group_tools, meta_tools, named_tool,
 };

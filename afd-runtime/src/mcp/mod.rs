@@ -34,15 +34,17 @@ mod listing;
 mod progress;
 mod resources;
 mod server;
+mod strategy;
 mod stream;
 mod tools;
 
-pub use builder::{BuildError, McpServerBuilder, Strategy, UnknownStrategy};
+pub use builder::{BuildError, McpServerBuilder};
 #[cfg(feature = "http")]
 pub use http::{HttpHandle, HttpOptions};
 pub use progress::Progress;
 pub use resources::{CATALOG_URI, CATEGORIES_PREFIX, COMMANDS_PREFIX};
 pub use server::McpServer;
+pub use strategy::{Strategy, UnknownStrategy};
 pub use tools::{BATCH, CALL, DETAIL, DISCOVER, DOCS, HELP, PIPE, SCHEMA};
 
 /// The `_meta` key that carries a session handle on any request (for tools whose

@@ -7,11 +7,10 @@ use std::sync::{Arc, OnceLock};
 
 use rmcp::model::Tool;
 
-use super::builder::{McpServerBuilder, Strategy};
+use super::strategy::Strategy;
 use super::tools::Route;
 use crate::command_context::CommandContext;
 use crate::dispatch::Dispatcher;
-use crate::registry::Registry;
 
 /// What the builder computed, shared by every connection of a server.
 pub(super) struct Inner {
@@ -86,21 +85,6 @@ impl fmt::Debug for McpServer {
 }
 
 impl McpServer {
-    /// A builder over a `'static` registry (usually [`Registry::global`]).
-    pub fn builder(registry: &'static Registry) -> McpServerBuilder {
-        McpServerBuilder::new(Dispatcher::builder(registry))
-    }
-
-    /// A builder over a shared registry, such as one built at run time from
-    /// [`CommandDef::runtime`](crate::CommandDef::runtime) definitions. A host whose
-    /// catalog changes while serving builds a new server over the new registry (sharing
-    /// its [`Sessions`](crate::contexts::Sessions) and [`UsageStats`](crate::usage::UsageStats)
-    /// through [`McpServerBuilder::dispatch`]) and swaps it in under connected clients with
-    /// [`McpServer::with_connection_of`].
-    pub fn builder_shared(registry: Arc<Registry>) -> McpServerBuilder {
-        McpServerBuilder::new(Dispatcher::builder_shared(registry))
-    }
-
     /// This server's catalog served on `other`'s connection (its transport session, and
     /// so the session's context stack): for a host that swaps catalogs under connected
     /// clients.
