@@ -21,6 +21,7 @@
 //!
 //! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
 
+mod malformed;
 mod order;
 mod wire;
 
@@ -227,8 +228,13 @@ impl McpServer {
                     }
                 }
                 None => {
-                    observe(&line, &handshake, &in_flight);
-                    if let Err(error) = to_rmcp.write_all(&line).await {
+                    // A line that is not a message rmcp reads is answered here: rmcp would
+                    // drop it, or answer it without its id.
+                    if !observe(&line, &handshake, &in_flight)
+                        && let Some(answer) = malformed::answer(&line)
+                    {
+                        out.extend_from_slice(&answer);
+                    } else if let Err(error) = to_rmcp.write_all(&line).await {
                         tracing::debug!(%error, "rmcp's side of the pipe closed");
                         break;
                     }
@@ -330,10 +336,16 @@ impl McpServer {
 }
 
 /// Notes what a message passed on to rmcp means for the front: the handshake, and a
-/// cancellation of one of the front's own calls.
-fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) {
+/// cancellation of one of the front's own calls. False when the line is not a JSON object
+/// of valid UTF-8 whose envelope members have the right types.
+fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) -> bool {
+    // serde_json skips members it does not read without checking their UTF-8, and rmcp
+    // then drops the line: checked here, off the front's own call path.
+    if line.first() != Some(&b'{') || std::str::from_utf8(line).is_err() {
+        return false;
+    }
     let Ok(message) = serde_json::from_slice::<Envelope>(line) else {
-        return;
+        return false;
     };
     match message.method.as_deref() {
         Some("initialize") => {
@@ -357,6 +369,7 @@ fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) {
         }
         _ => {}
     }
+    true
 }
 
 /// Writes whole lines and flushes; false when the stream is gone.

@@ -93,6 +93,8 @@ struct ErrorResponse<'a> {
 struct ErrorBody<'a> {
     code: i32,
     message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Value>,
 }
 
 /// The response line rmcp writes for `answer` to a peer on a version before 2026-07-28
@@ -125,6 +127,28 @@ pub(super) fn internal_error_line(id: &Value) -> Vec<u8> {
         error: ErrorBody {
             code: ErrorCode::INTERNAL_ERROR.0,
             message: "the tool call failed inside the server",
+            data: None,
+        },
+    })
+    .unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// An error response line.
+pub(super) fn error_line(
+    id: &Value,
+    code: ErrorCode,
+    message: &str,
+    data: Option<Value>,
+) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&ErrorResponse {
+        jsonrpc: "2.0",
+        id,
+        error: ErrorBody {
+            code: code.0,
+            message,
+            data,
         },
     })
     .unwrap_or_default();

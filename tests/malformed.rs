@@ -1,0 +1,262 @@
+//! Malformed input over stdio (`McpServer::serve_stream`) and streamable HTTP: every line
+//! or body gets an answer (bearing its id where it can be read), and the server then still
+//! answers a normal request.
+
+use std::time::Duration;
+
+use afd_runtime::mcp::{McpServer, Strategy};
+use afd_runtime::prelude::*;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoInput {
+    text: String,
+}
+
+/// Echo the text back.
+#[command(category = "test")]
+fn echo(input: EchoInput) -> String {
+    input.text
+}
+
+/// The nesting serde_json (and so the server) still reads; one more level is refused.
+const LIMIT: usize = 127;
+
+fn server() -> McpServer {
+    McpServer::builder(Registry::global())
+        .name("malformed")
+        .version("1.0.0")
+        .strategy(Strategy::Lazy)
+        .build()
+        .unwrap()
+}
+
+/// `levels` nested arrays around a number.
+fn nested(levels: usize) -> String {
+    format!("{}1{}", "[".repeat(levels), "]".repeat(levels))
+}
+
+/// A `tools/call` whose arguments nest `levels` deep (the params add two levels).
+fn deep_call(id: &str, levels: usize) -> Vec<u8> {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":{}}}}}}}"#,
+        nested(levels)
+    )
+    .into_bytes()
+}
+
+/// A malformed input and what it must be answered with.
+struct Case {
+    name: &'static str,
+    line: Vec<u8>,
+    code: i64,
+    id: Value,
+    /// Words the error message must contain.
+    says: &'static str,
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "a call nested 200 deep, id first",
+            line: deep_call("11", 200),
+            code: -32600,
+            id: json!(11),
+            says: "127",
+        },
+        Case {
+            name: "a call nested 200 deep, id last",
+            line: format!(
+                r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"echo","arguments":{{"text":{}}}}},"id":"deep"}}"#,
+                nested(200)
+            )
+            .into_bytes(),
+            code: -32600,
+            id: json!("deep"),
+            says: "nests",
+        },
+        Case {
+            name: "a call nested just past the limit",
+            line: deep_call("12", LIMIT - 1),
+            code: -32600,
+            id: json!(12),
+            says: "127",
+        },
+        Case {
+            name: "not JSON",
+            line: b"this is not json".to_vec(),
+            code: -32700,
+            id: Value::Null,
+            says: "Parse error",
+        },
+        Case {
+            name: "truncated JSON",
+            line: br#"{"jsonrpc":"2.0","id":13,"method":"tools/call""#.to_vec(),
+            code: -32700,
+            id: Value::Null,
+            says: "Parse error",
+        },
+        Case {
+            name: "invalid UTF-8",
+            line: b"{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"ping\",\"x\":\"\xff\xfe\"}".to_vec(),
+            code: -32700,
+            id: Value::Null,
+            says: "UTF-8",
+        },
+        Case {
+            name: "a batch array",
+            line: br#"[{"jsonrpc":"2.0","id":15,"method":"ping"}]"#.to_vec(),
+            code: -32600,
+            id: Value::Null,
+            says: "batch",
+        },
+        Case {
+            name: "an empty array",
+            line: b"[]".to_vec(),
+            code: -32600,
+            id: Value::Null,
+            says: "batch",
+        },
+        Case {
+            name: "a number",
+            line: b"42".to_vec(),
+            code: -32600,
+            id: Value::Null,
+            says: "a number",
+        },
+        Case {
+            name: "a string",
+            line: br#""tools/call""#.to_vec(),
+            code: -32600,
+            id: Value::Null,
+            says: "a string",
+        },
+        Case {
+            name: "null",
+            line: b"null".to_vec(),
+            code: -32600,
+            id: Value::Null,
+            says: "null",
+        },
+        Case {
+            name: "a method that is not a string",
+            line: br#"{"jsonrpc":"2.0","id":16,"method":5}"#.to_vec(),
+            code: -32600,
+            id: json!(16),
+            says: "Invalid request",
+        },
+    ]
+}
+
+/// A raw JSON-RPC client on one end of a duplex pipe, `serve_stream` on the other.
+struct Raw {
+    write: WriteHalf<DuplexStream>,
+    read: BufReader<ReadHalf<DuplexStream>>,
+}
+
+impl Raw {
+    fn start() -> Raw {
+        let (server_io, client_io) = tokio::io::duplex(1 << 20);
+        tokio::spawn(async move {
+            let (read, write) = tokio::io::split(server_io);
+            let _ = server().serve_stream(read, write).await;
+        });
+        let (read, write) = tokio::io::split(client_io);
+        Raw {
+            write,
+            read: BufReader::new(read),
+        }
+    }
+
+    async fn send_line(&mut self, line: &[u8]) {
+        self.write.write_all(line).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+    }
+
+    async fn next(&mut self) -> Value {
+        let mut line = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(10), self.read.read_line(&mut line))
+            .await
+            .expect("an answer within 10 s")
+            .unwrap();
+        assert!(read > 0, "the stream is still open");
+        serde_json::from_str(&line).expect("one JSON message per line")
+    }
+
+    async fn initialize(&mut self) {
+        let initialize = json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"}
+            }
+        });
+        self.send_line(initialize.to_string().as_bytes()).await;
+        assert_eq!(self.next().await["id"], 0);
+        self.send_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+    }
+
+    /// A normal call is still answered.
+    async fn echoes(&mut self, id: i64) {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                          "params": {"name": "afd-call",
+                                     "arguments": {"command": "echo", "input": {"text": "hi"}}}});
+        self.send_line(call.to_string().as_bytes()).await;
+        let answer = self.next().await;
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+    }
+}
+
+fn assert_error(case: &Case, answer: &Value) {
+    let name = case.name;
+    assert_eq!(answer["jsonrpc"], "2.0", "{name}: {answer}");
+    assert_eq!(answer["id"], case.id, "{name}: {answer}");
+    assert_eq!(answer["error"]["code"], case.code, "{name}: {answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(case.says),
+        "{name}: the message should say {:?}: {answer}",
+        case.says
+    );
+}
+
+#[tokio::test]
+async fn stdio_answers_every_malformed_line_and_keeps_serving() {
+    let mut client = Raw::start();
+    client.initialize().await;
+    client.echoes(1).await;
+    for (n, case) in cases().iter().enumerate() {
+        client.send_line(&case.line).await;
+        let answer = client.next().await;
+        assert_error(case, &answer);
+        client.echoes(100 + n as i64).await;
+    }
+}
+
+#[tokio::test]
+async fn stdio_answers_malformed_lines_before_the_handshake() {
+    let mut client = Raw::start();
+    for case in cases() {
+        client.send_line(&case.line).await;
+        let answer = client.next().await;
+        assert_error(&case, &answer);
+    }
+    client.initialize().await;
+    client.echoes(1).await;
+}
+
+#[tokio::test]
+async fn stdio_the_deepest_call_the_limit_allows_is_still_served() {
+    let mut client = Raw::start();
+    client.initialize().await;
+    // The params and arguments objects are two levels, the text one more than the arrays.
+    client.send_line(&deep_call("5", LIMIT - 3)).await;
+    let answer = client.next().await;
+    assert_eq!(answer["id"], 5, "{answer}");
+    // Served (the input does not match echo's schema, but that is a tool result).
+    assert!(answer.get("result").is_some(), "{answer}");
+}
