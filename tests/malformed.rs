@@ -4,10 +4,20 @@
 
 use std::time::Duration;
 
-use afd_runtime::mcp::{McpServer, Strategy};
+use std::net::SocketAddr;
+
+use afd_runtime::mcp::{HttpOptions, McpServer, Strategy};
 use afd_runtime::prelude::*;
+use afd_tests::http::HttpSession;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Request, StatusCode};
+use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+use tokio::io::{
+    AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf,
+};
+use tokio::net::TcpStream;
 
 #[derive(Deserialize, JsonSchema)]
 struct EchoInput {
@@ -259,4 +269,152 @@ async fn stdio_the_deepest_call_the_limit_allows_is_still_served() {
     assert_eq!(answer["id"], 5, "{answer}");
     // Served (the input does not match echo's schema, but that is a tool result).
     assert!(answer.get("result").is_some(), "{answer}");
+}
+
+/// The request body limit of the HTTP endpoint (rmcp's default).
+const BODY_LIMIT: usize = 4 * 1024 * 1024;
+
+/// Posts `body` as one request; returns the status, content type and body.
+async fn post(addr: SocketAddr, content_type: &str, body: Vec<u8>) -> (StatusCode, String, String) {
+    let stream = TcpStream::connect(addr).await.expect("connects");
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .expect("HTTP handshake");
+    tokio::spawn(connection);
+    let request = Request::post(format!("http://{addr}/mcp"))
+        .header("host", addr.to_string())
+        .header("content-type", content_type)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(Full::new(Bytes::from(body)))
+        .expect("a request");
+    let response = tokio::time::timeout(Duration::from_secs(10), sender.send_request(request))
+        .await
+        .expect("an answer within 10 s")
+        .expect("a response");
+    let status = response.status();
+    let kind = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, kind, String::from_utf8_lossy(&body).into_owned())
+}
+
+async fn http_server() -> (afd_runtime::mcp::HttpHandle, SocketAddr) {
+    let handle = server()
+        .bind_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
+        .await
+        .unwrap();
+    let addr = handle.local_addr();
+    (handle, addr)
+}
+
+/// A normal session still works.
+async fn http_still_serves(addr: SocketAddr) {
+    let mut session = HttpSession::open(addr, "/mcp").await;
+    let answer = session
+        .call(
+            "afd-call",
+            json!({"command": "echo", "input": {"text": "hi"}}),
+        )
+        .await;
+    assert_eq!(answer["success"], true, "{answer}");
+}
+
+#[tokio::test]
+async fn http_answers_malformed_bodies_with_400_and_a_json_rpc_error() {
+    let (handle, addr) = http_server().await;
+    let mut table = cases();
+    table.push(Case {
+        name: "a request without a method",
+        line: br#"{"jsonrpc":"2.0","id":17}"#.to_vec(),
+        code: -32600,
+        id: json!(17),
+        says: "Invalid request",
+    });
+    table.push(Case {
+        name: "an empty body",
+        line: Vec::new(),
+        code: -32700,
+        id: Value::Null,
+        says: "Parse error",
+    });
+    for case in &table {
+        let (status, kind, body) = post(addr, "application/json", case.line.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{}: {body}", case.name);
+        assert_eq!(kind, "application/json", "{}: {body}", case.name);
+        let answer: Value = serde_json::from_str(&body).expect("a JSON body");
+        assert_error(case, &answer);
+    }
+    http_still_serves(addr).await;
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn http_keeps_415_for_a_body_that_is_not_json_by_its_content_type() {
+    let (handle, addr) = http_server().await;
+    let (status, _, _) = post(addr, "text/plain", b"{}".to_vec()).await;
+    assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    http_still_serves(addr).await;
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn http_refuses_a_body_over_the_limit_from_its_content_length_alone() {
+    let (handle, addr) = http_server().await;
+    // 20 MB declared, only the headers sent: the answer cannot wait for the body.
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: 20000000\r\n\r\n{{"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut read = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !String::from_utf8_lossy(&read).contains("limitBytes") {
+        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer))
+            .await
+            .expect("an answer without the body")
+            .unwrap();
+        assert!(n > 0, "the connection closed without an answer: {read:?}");
+        read.extend_from_slice(&buffer[..n]);
+    }
+    let text = String::from_utf8_lossy(&read);
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+    assert!(text.contains(&BODY_LIMIT.to_string()), "{text}");
+    http_still_serves(addr).await;
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn http_refuses_a_body_that_grows_over_the_limit_without_a_length() {
+    let (handle, addr) = http_server().await;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let chunk = vec![b' '; 1 << 20];
+    let mut sent = 0;
+    // Write until the server answers (it may stop reading once it has).
+    while sent <= BODY_LIMIT + (1 << 20) {
+        let mut framed = format!("{:x}\r\n", chunk.len()).into_bytes();
+        framed.extend_from_slice(&chunk);
+        framed.extend_from_slice(b"\r\n");
+        if stream.write_all(&framed).await.is_err() {
+            break;
+        }
+        sent += chunk.len();
+    }
+    let mut read = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut read)).await;
+    let text = String::from_utf8_lossy(&read);
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+    assert!(text.contains(&BODY_LIMIT.to_string()), "{text}");
+    http_still_serves(addr).await;
+    handle.shutdown().await;
 }

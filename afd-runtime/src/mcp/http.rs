@@ -6,9 +6,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -17,6 +17,12 @@ use tokio_util::sync::CancellationToken;
 use tower::Service;
 
 use super::McpServer;
+use super::stream::malformed::{self, Malformed};
+
+/// The largest request body the endpoint reads (rmcp's own default, which it is given too).
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+type McpHttpService = StreamableHttpService<McpServer, LocalSessionManager>;
 
 /// How the HTTP endpoint is served.
 #[derive(Debug, Clone)]
@@ -134,6 +140,109 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     response
 }
 
+/// A JSON-RPC error response with `status`.
+fn json_error(status: StatusCode, error: &Malformed) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(error.to_line())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// 413 for a body over [`MAX_BODY_BYTES`].
+fn too_large(declared: Option<u64>) -> Response<Body> {
+    let size = declared.map_or_else(String::new, |bytes| format!(" ({bytes} bytes)"));
+    let mut error = Malformed {
+        id: serde_json::Value::Null,
+        code: rmcp::model::ErrorCode::INVALID_REQUEST,
+        message: format!(
+            "Payload too large: the request body{size} is over the limit of {MAX_BODY_BYTES} \
+             bytes; send smaller arguments, or split the work into several calls"
+        ),
+        data: Some(serde_json::json!({"limitBytes": MAX_BODY_BYTES})),
+    };
+    if let Some(bytes) = declared {
+        error.data = Some(serde_json::json!({"limitBytes": MAX_BODY_BYTES, "bodyBytes": bytes}));
+    }
+    let mut response = json_error(StatusCode::PAYLOAD_TOO_LARGE, &error);
+    // The body is left unread: the connection cannot carry another request.
+    response.headers_mut().insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("close"),
+    );
+    response
+}
+
+/// Whether the request says its body is JSON (what rmcp requires of a POST; anything else
+/// it answers with 415 before reading the body).
+fn json_content(request: &Request<Incoming>) -> bool {
+    request
+        .headers()
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|header| header.to_str().ok())
+        .is_some_and(|header| {
+            header
+                .split_once(';')
+                .map_or(header, |(essence, _)| essence)
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        })
+}
+
+/// A JSON POST: a body over the limit is refused from its `Content-Length` before it is
+/// read; the rest is read (up to the limit) and handed to rmcp. rmcp answers a body it
+/// cannot read as a message with 415 and a plain-text serde message; that becomes 400 with
+/// the JSON-RPC error that says what is wrong (parse error, nesting over the limit,
+/// invalid request) and the request's id where it can be read.
+async fn post(request: Request<Incoming>, mut service: McpHttpService) -> Response<Body> {
+    let declared = request
+        .headers()
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok());
+    if declared.is_some_and(|bytes| bytes > MAX_BODY_BYTES as u64) {
+        return too_large(declared);
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => return too_large(None),
+        Err(error) => {
+            tracing::debug!(%error, "could not read a request body");
+            return plain(StatusCode::BAD_REQUEST, "could not read the request body");
+        }
+    };
+    let request = Request::from_parts(parts, Full::new(bytes.clone()));
+    let Ok(response) = service.call(request).await;
+    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
+    }
+    let error = malformed::diagnose(&bytes).unwrap_or_else(|| {
+        if bytes.trim_ascii().is_empty() {
+            return Malformed {
+                id: serde_json::Value::Null,
+                code: rmcp::model::ErrorCode::PARSE_ERROR,
+                message: "Parse error: the request body is empty; send one JSON-RPC message"
+                    .to_owned(),
+                data: None,
+            };
+        }
+        // JSON whose members have the right types, yet not a message rmcp reads (a
+        // request without a method, say).
+        Malformed {
+            id: malformed::readable_id(bytes.trim_ascii()),
+            code: rmcp::model::ErrorCode::INVALID_REQUEST,
+            message: "Invalid request: not a JSON-RPC request, notification or response \
+                      the server reads"
+                .to_owned(),
+            data: None,
+        }
+    });
+    json_error(StatusCode::BAD_REQUEST, &error)
+}
+
 fn authorised(request: &Request<Incoming>, token: &str) -> bool {
     let Some(value) = request
         .headers()
@@ -163,6 +272,7 @@ impl McpServer {
     pub async fn bind_http(self, options: HttpOptions) -> std::io::Result<HttpHandle> {
         let shutdown = CancellationToken::new();
         let mut config = StreamableHttpServerConfig::default()
+            .with_max_request_body_bytes(MAX_BODY_BYTES)
             .with_allowed_origins(options.allowed_origins.clone())
             .enforce_origin_validation()
             .with_legacy_session_mode(options.sessions)
@@ -221,6 +331,9 @@ impl McpServer {
                                     hyper::header::HeaderValue::from_static("Bearer"),
                                 );
                                 return Ok(response);
+                            }
+                            if request.method() == Method::POST && json_content(&request) {
+                                return Ok(post(request, service).await);
                             }
                             service.call(request).await
                         }

@@ -21,7 +21,7 @@
 //!
 //! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
 
-mod malformed;
+pub(super) mod malformed;
 mod order;
 mod wire;
 

@@ -14,7 +14,7 @@ use super::wire::{self, Envelope};
 
 /// The deepest nesting of arrays and objects serde_json (and so rmcp) reads: the 128th
 /// level is refused.
-pub(crate) const MAX_NESTING: usize = 127;
+pub(in crate::mcp) const MAX_NESTING: usize = 127;
 
 /// The UTF-8 byte order mark rmcp skips at the start of a line.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -27,20 +27,49 @@ struct IdOnly {
     id: Option<Value>,
 }
 
+/// What is wrong with a message, as the JSON-RPC error it is answered with.
+pub(in crate::mcp) struct Malformed {
+    pub(in crate::mcp) id: Value,
+    pub(in crate::mcp) code: ErrorCode,
+    pub(in crate::mcp) message: String,
+    pub(in crate::mcp) data: Option<Value>,
+}
+
+impl Malformed {
+    fn new(id: Value, code: ErrorCode, message: impl Into<String>) -> Self {
+        Malformed {
+            id,
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// The JSON-RPC error response, one line.
+    pub(in crate::mcp) fn to_line(&self) -> Vec<u8> {
+        wire::error_line(&self.id, self.code, &self.message, self.data.clone())
+    }
+}
+
 /// The error line to answer `line` with, or `None` when rmcp reads it after all (a blank
 /// line, or a message behind a byte order mark or whitespace).
 pub(super) fn answer(line: &[u8]) -> Option<Vec<u8>> {
+    diagnose(line).map(|malformed| malformed.to_line())
+}
+
+/// What is wrong with `message`, or `None` when it is a JSON object whose JSON-RPC members
+/// have the right types (after a byte order mark or whitespace, which rmcp skips).
+pub(in crate::mcp) fn diagnose(line: &[u8]) -> Option<Malformed> {
     let line = line.strip_prefix(BOM).unwrap_or(line).trim_ascii();
     if line.is_empty() {
         return None;
     }
     if std::str::from_utf8(line).is_err() {
-        return Some(wire::error_line(
-            &Value::Null,
+        return Some(Malformed::new(
+            Value::Null,
             ErrorCode::PARSE_ERROR,
             "Parse error: the message is not valid UTF-8; send JSON-RPC as UTF-8 text, one \
              message per line",
-            None,
         ));
     }
     if line.first() == Some(&b'{') && serde_json::from_slice::<Envelope>(line).is_ok() {
@@ -49,25 +78,24 @@ pub(super) fn answer(line: &[u8]) -> Option<Vec<u8>> {
     let parsed = serde_json::from_slice::<Value>(line);
     let depth = nesting(line);
     if parsed.is_err() && depth > MAX_NESTING {
-        return Some(wire::error_line(
-            &readable_id(line),
-            ErrorCode::INVALID_REQUEST,
-            &format!(
+        return Some(Malformed {
+            id: readable_id(line),
+            code: ErrorCode::INVALID_REQUEST,
+            message: format!(
                 "Invalid request: the message nests {depth} levels of arrays and objects, more \
                  than the {MAX_NESTING} this server reads; send flatter arguments (for instance \
                  a deep structure as a JSON string)"
             ),
-            Some(json!({"nestingLimit": MAX_NESTING})),
-        ));
+            data: Some(json!({"nestingLimit": MAX_NESTING})),
+        });
     }
     let value = match parsed {
         Ok(value) => value,
         Err(error) => {
-            return Some(wire::error_line(
-                &Value::Null,
+            return Some(Malformed::new(
+                Value::Null,
                 ErrorCode::PARSE_ERROR,
-                &format!("Parse error: the message is not JSON ({error})"),
-                None,
+                format!("Parse error: the message is not JSON ({error})"),
             ));
         }
     };
@@ -94,17 +122,12 @@ pub(super) fn answer(line: &[u8]) -> Option<Vec<u8>> {
             ),
         ),
     };
-    Some(wire::error_line(
-        &id,
-        ErrorCode::INVALID_REQUEST,
-        &message,
-        None,
-    ))
+    Some(Malformed::new(id, ErrorCode::INVALID_REQUEST, message))
 }
 
 /// The top-level id of an object, if it is one a response can carry (a string or number);
 /// `null` otherwise.
-fn readable_id(line: &[u8]) -> Value {
+pub(in crate::mcp) fn readable_id(line: &[u8]) -> Value {
     if line.first() != Some(&b'{') {
         return Value::Null;
     }
