@@ -156,6 +156,27 @@ fn cases() -> Vec<Case> {
             id: json!(16),
             says: "Invalid request",
         },
+        Case {
+            name: "a request without a method",
+            line: br#"{"jsonrpc":"2.0","id":17}"#.to_vec(),
+            code: -32600,
+            id: json!(17),
+            says: "method",
+        },
+        Case {
+            name: "a request without jsonrpc",
+            line: br#"{"id":18,"method":"ping"}"#.to_vec(),
+            code: -32600,
+            id: json!(18),
+            says: "jsonrpc",
+        },
+        Case {
+            name: "a request on JSON-RPC 1.0",
+            line: br#"{"jsonrpc":"1.0","id":"old","method":"ping"}"#.to_vec(),
+            code: -32600,
+            id: json!("old"),
+            says: "2.0",
+        },
     ]
 }
 
@@ -248,6 +269,19 @@ async fn stdio_answers_every_malformed_line_and_keeps_serving() {
 }
 
 #[tokio::test]
+async fn stdio_an_unknown_method_is_answered_with_its_id() {
+    let mut client = Raw::start();
+    client.initialize().await;
+    client
+        .send_line(br#"{"jsonrpc":"2.0","id":21,"method":"no/such/method"}"#)
+        .await;
+    let answer = client.next().await;
+    assert_eq!(answer["id"], 21, "{answer}");
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    client.echoes(22).await;
+}
+
+#[tokio::test]
 async fn stdio_answers_malformed_lines_before_the_handshake() {
     let mut client = Raw::start();
     for case in cases() {
@@ -328,13 +362,6 @@ async fn http_still_serves(addr: SocketAddr) {
 async fn http_answers_malformed_bodies_with_400_and_a_json_rpc_error() {
     let (handle, addr) = http_server().await;
     let mut table = cases();
-    table.push(Case {
-        name: "a request without a method",
-        line: br#"{"jsonrpc":"2.0","id":17}"#.to_vec(),
-        code: -32600,
-        id: json!(17),
-        says: "Invalid request",
-    });
     table.push(Case {
         name: "an empty body",
         line: Vec::new(),

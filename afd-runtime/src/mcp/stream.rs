@@ -347,6 +347,9 @@ fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) -> b
     let Ok(message) = serde_json::from_slice::<Envelope>(line) else {
         return false;
     };
+    if message.problem().is_some() {
+        return false;
+    }
     match message.method.as_deref() {
         Some("initialize") => {
             let mut handshake = handshake.lock().expect("handshake lock");

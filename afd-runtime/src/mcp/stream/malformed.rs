@@ -72,8 +72,16 @@ pub(in crate::mcp) fn diagnose(line: &[u8]) -> Option<Malformed> {
              message per line",
         ));
     }
-    if line.first() == Some(&b'{') && serde_json::from_slice::<Envelope>(line).is_ok() {
-        return None;
+    if line.first() == Some(&b'{')
+        && let Ok(message) = serde_json::from_slice::<Envelope>(line)
+    {
+        return message.problem().map(|why| {
+            Malformed::new(
+                readable_id(line),
+                ErrorCode::INVALID_REQUEST,
+                format!("Invalid request: {why}"),
+            )
+        });
     }
     let parsed = serde_json::from_slice::<Value>(line);
     let depth = nesting(line);
