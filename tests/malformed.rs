@@ -417,6 +417,34 @@ async fn http_refuses_a_body_over_the_limit_from_its_content_length_alone() {
 }
 
 #[tokio::test]
+async fn http_cuts_a_stalled_body_with_408() {
+    let handle = server()
+        .bind_http(
+            HttpOptions::new("127.0.0.1:0".parse().unwrap())
+                .body_timeout(Duration::from_millis(200)),
+        )
+        .await
+        .unwrap();
+    let addr = handle.local_addr();
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n{{"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut read = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut read))
+        .await
+        .expect("the server cuts the stalled request")
+        .unwrap();
+    let text = String::from_utf8_lossy(&read);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("200 ms"), "{text}");
+    http_still_serves(addr).await;
+    handle.shutdown().await;
+}
+
+#[tokio::test]
 async fn http_refuses_a_body_that_grows_over_the_limit_without_a_length() {
     let (handle, addr) = http_server().await;
     let mut stream = TcpStream::connect(addr).await.unwrap();

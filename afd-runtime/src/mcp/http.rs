@@ -4,6 +4,7 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -33,6 +34,7 @@ pub struct HttpOptions {
     allowed_hosts: Option<Vec<String>>,
     bearer_token: Option<String>,
     sessions: bool,
+    body_timeout: Duration,
 }
 
 impl HttpOptions {
@@ -49,6 +51,7 @@ impl HttpOptions {
             allowed_hosts: None,
             bearer_token: None,
             sessions: true,
+            body_timeout: Duration::from_secs(30),
         }
     }
 
@@ -88,6 +91,14 @@ impl HttpOptions {
     #[must_use]
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// How long a request body may take to arrive once its headers have (default 30 s);
+    /// a client that stalls longer is answered 408 and its connection closed.
+    #[must_use]
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
         self
     }
 
@@ -151,6 +162,15 @@ fn json_error(status: StatusCode, error: &Malformed) -> Response<Body> {
     response
 }
 
+/// Marks a response as the connection's last (its request body is left unread).
+fn closing(mut response: Response<Body>) -> Response<Body> {
+    response.headers_mut().insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("close"),
+    );
+    response
+}
+
 /// 413 for a body over [`MAX_BODY_BYTES`].
 fn too_large(declared: Option<u64>) -> Response<Body> {
     let size = declared.map_or_else(String::new, |bytes| format!(" ({bytes} bytes)"));
@@ -166,13 +186,7 @@ fn too_large(declared: Option<u64>) -> Response<Body> {
     if let Some(bytes) = declared {
         error.data = Some(serde_json::json!({"limitBytes": MAX_BODY_BYTES, "bodyBytes": bytes}));
     }
-    let mut response = json_error(StatusCode::PAYLOAD_TOO_LARGE, &error);
-    // The body is left unread: the connection cannot carry another request.
-    response.headers_mut().insert(
-        hyper::header::CONNECTION,
-        hyper::header::HeaderValue::from_static("close"),
-    );
-    response
+    closing(json_error(StatusCode::PAYLOAD_TOO_LARGE, &error))
 }
 
 /// Whether the request says its body is JSON (what rmcp requires of a POST; anything else
@@ -196,7 +210,11 @@ fn json_content(request: &Request<Incoming>) -> bool {
 /// cannot read as a message with 415 and a plain-text serde message; that becomes 400 with
 /// the JSON-RPC error that says what is wrong (parse error, nesting over the limit,
 /// invalid request) and the request's id where it can be read.
-async fn post(request: Request<Incoming>, mut service: McpHttpService) -> Response<Body> {
+async fn post(
+    request: Request<Incoming>,
+    mut service: McpHttpService,
+    body_timeout: Duration,
+) -> Response<Body> {
     let declared = request
         .headers()
         .get(hyper::header::CONTENT_LENGTH)
@@ -206,7 +224,21 @@ async fn post(request: Request<Incoming>, mut service: McpHttpService) -> Respon
         return too_large(declared);
     }
     let (parts, body) = request.into_parts();
-    let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
+    let read = tokio::time::timeout(body_timeout, Limited::new(body, MAX_BODY_BYTES).collect());
+    let Ok(read) = read.await else {
+        let error = Malformed {
+            id: serde_json::Value::Null,
+            code: rmcp::model::ErrorCode::INVALID_REQUEST,
+            message: format!(
+                "Request timeout: the request body did not arrive within {} ms; send the \
+                 whole body at once",
+                body_timeout.as_millis()
+            ),
+            data: None,
+        };
+        return closing(json_error(StatusCode::REQUEST_TIMEOUT, &error));
+    };
+    let bytes = match read {
         Ok(collected) => collected.to_bytes(),
         Err(error) if error.is::<http_body_util::LengthLimitError>() => return too_large(None),
         Err(error) => {
@@ -292,6 +324,7 @@ impl McpServer {
         tracing::info!(%local_addr, path = %options.path, "serving MCP over streamable HTTP");
         let token = options.bearer_token.clone().map(Arc::<str>::from);
         let path: Arc<str> = Arc::from(options.path.as_str());
+        let body_timeout = options.body_timeout;
         let stop = shutdown.clone();
         let task = tokio::spawn(async move {
             loop {
@@ -333,7 +366,7 @@ impl McpServer {
                                 return Ok(response);
                             }
                             if request.method() == Method::POST && json_content(&request) {
-                                return Ok(post(request, service).await);
+                                return Ok(post(request, service, body_timeout).await);
                             }
                             service.call(request).await
                         }
