@@ -269,6 +269,24 @@ async fn stdio_answers_every_malformed_line_and_keeps_serving() {
 }
 
 #[tokio::test]
+async fn stdio_a_line_over_the_length_limit_is_answered_with_its_id() {
+    // rmcp reads lines of at most 16 MiB, newline included.
+    let limit = 16 * 1024 * 1024;
+    let mut client = Raw::start();
+    client.initialize().await;
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":30,"method":"resources/read","params":{{"uri":"{}"}}}}"#,
+        "x".repeat(limit)
+    );
+    client.send_line(line.as_bytes()).await;
+    let answer = client.next().await;
+    assert_eq!(answer["id"], 30, "{answer}");
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert_eq!(answer["error"]["data"]["limitBytes"], limit, "{answer}");
+    client.echoes(31).await;
+}
+
+#[tokio::test]
 async fn stdio_an_unknown_method_is_answered_with_its_id() {
     let mut client = Raw::start();
     client.initialize().await;

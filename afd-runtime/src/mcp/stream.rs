@@ -230,7 +230,9 @@ impl McpServer {
                 None => {
                     // A line that is not a message rmcp reads is answered here: rmcp would
                     // drop it, or answer it without its id.
-                    if !observe(&line, &handshake, &in_flight)
+                    if let Some(answer) = malformed::too_long(&line) {
+                        out.extend_from_slice(&answer);
+                    } else if !observe(&line, &handshake, &in_flight)
                         && let Some(answer) = malformed::answer(&line)
                     {
                         out.extend_from_slice(&answer);

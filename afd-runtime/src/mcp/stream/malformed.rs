@@ -27,6 +27,30 @@ struct IdOnly {
     id: Option<Value>,
 }
 
+/// The longest line rmcp reads (newline included); it drops a longer one without a word.
+pub(super) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+
+/// The error line for a line rmcp would drop for its length, with the id if it can be
+/// read; `None` for a line rmcp reads.
+pub(super) fn too_long(line: &[u8]) -> Option<Vec<u8>> {
+    if line.len() <= MAX_LINE_BYTES {
+        return None;
+    }
+    let trimmed = line.strip_prefix(BOM).unwrap_or(line).trim_ascii();
+    let error = Malformed {
+        id: readable_id(trimmed),
+        code: ErrorCode::INVALID_REQUEST,
+        message: format!(
+            "Request too large: the message is {} bytes, more than the {MAX_LINE_BYTES} this \
+             server reads in one line; send smaller arguments, or split the work into several \
+             calls",
+            line.len()
+        ),
+        data: Some(json!({"limitBytes": MAX_LINE_BYTES})),
+    };
+    Some(error.to_line())
+}
+
 /// What is wrong with a message, as the JSON-RPC error it is answered with.
 pub(in crate::mcp) struct Malformed {
     pub(in crate::mcp) id: Value,
