@@ -174,18 +174,19 @@ fn closing(mut response: Response<Body>) -> Response<Body> {
 /// 413 for a body over [`MAX_BODY_BYTES`].
 fn too_large(declared: Option<u64>) -> Response<Body> {
     let size = declared.map_or_else(String::new, |bytes| format!(" ({bytes} bytes)"));
-    let mut error = Malformed {
+    let data = match declared {
+        Some(bytes) => serde_json::json!({"limitBytes": MAX_BODY_BYTES, "bodyBytes": bytes}),
+        None => serde_json::json!({"limitBytes": MAX_BODY_BYTES}),
+    };
+    let error = Malformed {
         id: serde_json::Value::Null,
         code: rmcp::model::ErrorCode::INVALID_REQUEST,
         message: format!(
             "Payload too large: the request body{size} is over the limit of {MAX_BODY_BYTES} \
              bytes; send smaller arguments, or split the work into several calls"
         ),
-        data: Some(serde_json::json!({"limitBytes": MAX_BODY_BYTES})),
+        data: Some(data),
     };
-    if let Some(bytes) = declared {
-        error.data = Some(serde_json::json!({"limitBytes": MAX_BODY_BYTES, "bodyBytes": bytes}));
-    }
     closing(json_error(StatusCode::PAYLOAD_TOO_LARGE, &error))
 }
 

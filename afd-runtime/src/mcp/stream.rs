@@ -15,6 +15,11 @@
 //!   that completes when first polled (every sync command, every meta-tool but batch and
 //!   pipe) runs inline; anything else, and commands declared `slow` or `long-running`, runs
 //!   on a task of its own, cancellable with `notifications/cancelled`;
+//! - a line rmcp would drop or answer without its id (not JSON, invalid UTF-8, nested
+//!   deeper than serde_json reads, longer than rmcp reads, not a JSON-RPC 2.0 request
+//!   object) is answered here with a JSON-RPC error, bearing the request's id where it can
+//!   be read (the `malformed` module); this is looked at only for lines the front's own
+//!   parse refused;
 //! - every other message (the handshake, listings, resources, pings, calls this front does
 //!   not take) goes to rmcp unchanged through an in-memory pipe, and rmcp's output is
 //!   copied back line by line.
