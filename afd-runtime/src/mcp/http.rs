@@ -4,11 +4,12 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -17,6 +18,12 @@ use tokio_util::sync::CancellationToken;
 use tower::Service;
 
 use super::McpServer;
+use super::stream::malformed::{self, Malformed};
+
+/// The largest request body the endpoint reads (rmcp's own default, which it is given too).
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+type McpHttpService = StreamableHttpService<McpServer, LocalSessionManager>;
 
 /// How the HTTP endpoint is served.
 #[derive(Debug, Clone)]
@@ -27,6 +34,7 @@ pub struct HttpOptions {
     allowed_hosts: Option<Vec<String>>,
     bearer_token: Option<String>,
     sessions: bool,
+    body_timeout: Duration,
 }
 
 impl HttpOptions {
@@ -43,6 +51,7 @@ impl HttpOptions {
             allowed_hosts: None,
             bearer_token: None,
             sessions: true,
+            body_timeout: Duration::from_secs(30),
         }
     }
 
@@ -82,6 +91,14 @@ impl HttpOptions {
     #[must_use]
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// How long a request body may take to arrive once its headers have (default 30 s);
+    /// a client that stalls longer is answered 408 and its connection closed.
+    #[must_use]
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
         self
     }
 
@@ -134,6 +151,131 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     response
 }
 
+/// A JSON-RPC error response with `status`.
+fn json_error(status: StatusCode, error: &Malformed) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(error.to_line())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Marks a response as the connection's last (its request body is left unread).
+fn closing(mut response: Response<Body>) -> Response<Body> {
+    response.headers_mut().insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("close"),
+    );
+    response
+}
+
+/// 413 for a body over [`MAX_BODY_BYTES`].
+fn too_large(declared: Option<u64>) -> Response<Body> {
+    let size = declared.map_or_else(String::new, |bytes| format!(" ({bytes} bytes)"));
+    let data = match declared {
+        Some(bytes) => serde_json::json!({"limitBytes": MAX_BODY_BYTES, "bodyBytes": bytes}),
+        None => serde_json::json!({"limitBytes": MAX_BODY_BYTES}),
+    };
+    let error = Malformed {
+        id: serde_json::Value::Null,
+        code: rmcp::model::ErrorCode::INVALID_REQUEST,
+        message: format!(
+            "Payload too large: the request body{size} is over the limit of {MAX_BODY_BYTES} \
+             bytes; send smaller arguments, or split the work into several calls"
+        ),
+        data: Some(data),
+    };
+    closing(json_error(StatusCode::PAYLOAD_TOO_LARGE, &error))
+}
+
+/// Whether the request says its body is JSON (what rmcp requires of a POST; anything else
+/// it answers with 415 before reading the body).
+fn json_content(request: &Request<Incoming>) -> bool {
+    request
+        .headers()
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|header| header.to_str().ok())
+        .is_some_and(|header| {
+            header
+                .split_once(';')
+                .map_or(header, |(essence, _)| essence)
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        })
+}
+
+/// A JSON POST: a body over the limit is refused from its `Content-Length` before it is
+/// read; the rest is read (up to the limit) and handed to rmcp. rmcp answers a body it
+/// cannot read as a message with 415 and a plain-text serde message; that becomes 400 with
+/// the JSON-RPC error that says what is wrong (parse error, nesting over the limit,
+/// invalid request) and the request's id where it can be read.
+async fn post(
+    request: Request<Incoming>,
+    mut service: McpHttpService,
+    body_timeout: Duration,
+) -> Response<Body> {
+    let declared = request
+        .headers()
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok());
+    if declared.is_some_and(|bytes| bytes > MAX_BODY_BYTES as u64) {
+        return too_large(declared);
+    }
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(body_timeout, Limited::new(body, MAX_BODY_BYTES).collect());
+    let Ok(read) = read.await else {
+        let error = Malformed {
+            id: serde_json::Value::Null,
+            code: rmcp::model::ErrorCode::INVALID_REQUEST,
+            message: format!(
+                "Request timeout: the request body did not arrive within {} ms; send the \
+                 whole body at once",
+                body_timeout.as_millis()
+            ),
+            data: None,
+        };
+        return closing(json_error(StatusCode::REQUEST_TIMEOUT, &error));
+    };
+    let bytes = match read {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => return too_large(None),
+        Err(error) => {
+            tracing::debug!(%error, "could not read a request body");
+            return plain(StatusCode::BAD_REQUEST, "could not read the request body");
+        }
+    };
+    let request = Request::from_parts(parts, Full::new(bytes.clone()));
+    let Ok(response) = service.call(request).await;
+    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
+    }
+    let error = malformed::diagnose(&bytes).unwrap_or_else(|| {
+        if bytes.trim_ascii().is_empty() {
+            return Malformed {
+                id: serde_json::Value::Null,
+                code: rmcp::model::ErrorCode::PARSE_ERROR,
+                message: "Parse error: the request body is empty; send one JSON-RPC message"
+                    .to_owned(),
+                data: None,
+            };
+        }
+        // JSON whose members have the right types, yet not a message rmcp reads (a
+        // request without a method, say).
+        Malformed {
+            id: malformed::readable_id(bytes.trim_ascii()),
+            code: rmcp::model::ErrorCode::INVALID_REQUEST,
+            message: "Invalid request: not a JSON-RPC request, notification or response \
+                      the server reads"
+                .to_owned(),
+            data: None,
+        }
+    });
+    json_error(StatusCode::BAD_REQUEST, &error)
+}
+
 fn authorised(request: &Request<Incoming>, token: &str) -> bool {
     let Some(value) = request
         .headers()
@@ -163,6 +305,7 @@ impl McpServer {
     pub async fn bind_http(self, options: HttpOptions) -> std::io::Result<HttpHandle> {
         let shutdown = CancellationToken::new();
         let mut config = StreamableHttpServerConfig::default()
+            .with_max_request_body_bytes(MAX_BODY_BYTES)
             .with_allowed_origins(options.allowed_origins.clone())
             .enforce_origin_validation()
             .with_legacy_session_mode(options.sessions)
@@ -182,6 +325,7 @@ impl McpServer {
         tracing::info!(%local_addr, path = %options.path, "serving MCP over streamable HTTP");
         let token = options.bearer_token.clone().map(Arc::<str>::from);
         let path: Arc<str> = Arc::from(options.path.as_str());
+        let body_timeout = options.body_timeout;
         let stop = shutdown.clone();
         let task = tokio::spawn(async move {
             loop {
@@ -221,6 +365,9 @@ impl McpServer {
                                     hyper::header::HeaderValue::from_static("Bearer"),
                                 );
                                 return Ok(response);
+                            }
+                            if request.method() == Method::POST && json_content(&request) {
+                                return Ok(post(request, service, body_timeout).await);
                             }
                             service.call(request).await
                         }

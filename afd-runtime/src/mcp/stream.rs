@@ -15,12 +15,18 @@
 //!   that completes when first polled (every sync command, every meta-tool but batch and
 //!   pipe) runs inline; anything else, and commands declared `slow` or `long-running`, runs
 //!   on a task of its own, cancellable with `notifications/cancelled`;
+//! - a line rmcp would drop or answer without its id (not JSON, invalid UTF-8, nested
+//!   deeper than serde_json reads, longer than rmcp reads, not a JSON-RPC 2.0 request
+//!   object) is answered here with a JSON-RPC error, bearing the request's id where it can
+//!   be read (the `malformed` module); this is looked at only for lines the front's own
+//!   parse refused;
 //! - every other message (the handshake, listings, resources, pings, calls this front does
 //!   not take) goes to rmcp unchanged through an in-memory pipe, and rmcp's output is
 //!   copied back line by line.
 //!
 //! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
 
+pub(super) mod malformed;
 mod order;
 mod wire;
 
@@ -227,8 +233,15 @@ impl McpServer {
                     }
                 }
                 None => {
-                    observe(&line, &handshake, &in_flight);
-                    if let Err(error) = to_rmcp.write_all(&line).await {
+                    // A line that is not a message rmcp reads is answered here: rmcp would
+                    // drop it, or answer it without its id.
+                    if let Some(answer) = malformed::too_long(&line) {
+                        out.extend_from_slice(&answer);
+                    } else if !observe(&line, &handshake, &in_flight)
+                        && let Some(answer) = malformed::answer(&line)
+                    {
+                        out.extend_from_slice(&answer);
+                    } else if let Err(error) = to_rmcp.write_all(&line).await {
                         tracing::debug!(%error, "rmcp's side of the pipe closed");
                         break;
                     }
@@ -330,11 +343,20 @@ impl McpServer {
 }
 
 /// Notes what a message passed on to rmcp means for the front: the handshake, and a
-/// cancellation of one of the front's own calls.
-fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) {
+/// cancellation of one of the front's own calls. False when the line is not a JSON object
+/// of valid UTF-8 whose envelope members have the right types.
+fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) -> bool {
+    // serde_json skips members it does not read without checking their UTF-8, and rmcp
+    // then drops the line: checked here, off the front's own call path.
+    if line.first() != Some(&b'{') || std::str::from_utf8(line).is_err() {
+        return false;
+    }
     let Ok(message) = serde_json::from_slice::<Envelope>(line) else {
-        return;
+        return false;
     };
+    if message.problem().is_some() {
+        return false;
+    }
     match message.method.as_deref() {
         Some("initialize") => {
             let mut handshake = handshake.lock().expect("handshake lock");
@@ -357,6 +379,7 @@ fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) {
         }
         _ => {}
     }
+    true
 }
 
 /// Writes whole lines and flushes; false when the stream is gone.

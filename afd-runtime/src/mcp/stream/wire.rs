@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 
 use rmcp::model::ErrorCode;
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -60,13 +61,34 @@ fn plain_meta(meta: Option<&Map<String, Value>>) -> bool {
 
 /// What the front reads of any other message.
 #[derive(Deserialize)]
-pub(super) struct Envelope {
+pub(super) struct Envelope<'a> {
+    #[serde(default, borrow)]
+    pub(super) jsonrpc: Option<Cow<'a, str>>,
     #[serde(default)]
     pub(super) id: Option<Value>,
     #[serde(default)]
     pub(super) method: Option<String>,
     #[serde(default)]
     pub(super) params: Option<Value>,
+    #[serde(default)]
+    pub(super) result: Option<IgnoredAny>,
+    #[serde(default)]
+    pub(super) error: Option<IgnoredAny>,
+}
+
+impl Envelope<'_> {
+    /// Why a message with an id is no JSON-RPC 2.0 request or response (rmcp would answer
+    /// it without its id); `None` when it may be one, or has no id to answer with.
+    pub(super) fn problem(&self) -> Option<&'static str> {
+        self.id.as_ref()?;
+        if self.jsonrpc.as_deref() != Some("2.0") {
+            Some("the `jsonrpc` member must be \"2.0\"")
+        } else if self.method.is_none() && self.result.is_none() && self.error.is_none() {
+            Some("a request needs a `method`")
+        } else {
+            None
+        }
+    }
 }
 
 /// What the front reads of rmcp's answer to `initialize`.
@@ -93,6 +115,8 @@ struct ErrorResponse<'a> {
 struct ErrorBody<'a> {
     code: i32,
     message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Value>,
 }
 
 /// The response line rmcp writes for `answer` to a peer on a version before 2026-07-28
@@ -125,6 +149,28 @@ pub(super) fn internal_error_line(id: &Value) -> Vec<u8> {
         error: ErrorBody {
             code: ErrorCode::INTERNAL_ERROR.0,
             message: "the tool call failed inside the server",
+            data: None,
+        },
+    })
+    .unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// An error response line.
+pub(super) fn error_line(
+    id: &Value,
+    code: ErrorCode,
+    message: &str,
+    data: Option<Value>,
+) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&ErrorResponse {
+        jsonrpc: "2.0",
+        id,
+        error: ErrorBody {
+            code: code.0,
+            message,
+            data,
         },
     })
     .unwrap_or_default();
