@@ -1,7 +1,9 @@
 //! Small text and time formatting helpers shared across layers: the one-line summary of a
-//! description, and ISO 8601 timestamps.
+//! description, ISO 8601 timestamps, and the kind of a JSON value in words.
 
 use std::time::SystemTime;
+
+use serde_json::Value;
 
 /// Summaries are cut to this many characters.
 pub(crate) const SUMMARY_MAX_CHARS: usize = 120;
@@ -30,4 +32,16 @@ pub fn summary(description: &str) -> String {
 /// ISO 8601 in UTC with milliseconds.
 pub(crate) fn iso8601(time: SystemTime) -> String {
     humantime::format_rfc3339_millis(time).to_string()
+}
+
+/// What a JSON value is, in words for an error message: "a string", "an array", "null".
+pub(crate) fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }

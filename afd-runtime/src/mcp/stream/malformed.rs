@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::wire::{self, Envelope};
+use crate::text::json_kind;
 
 /// The deepest nesting of arrays and objects serde_json (and so rmcp) reads: the 128th
 /// level is refused.
@@ -150,7 +151,7 @@ pub(in crate::mcp) fn diagnose(line: &[u8]) -> Option<Malformed> {
             Value::Null,
             format!(
                 "Invalid request: expected a JSON-RPC request object, got {}",
-                kind(other)
+                json_kind(other)
             ),
         ),
     };
@@ -196,17 +197,6 @@ fn nesting(bytes: &[u8]) -> usize {
         }
     }
     deepest
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

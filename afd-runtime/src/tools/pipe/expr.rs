@@ -25,6 +25,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::{StepResult, StepStatus};
+use crate::text::json_kind;
 
 // ---- references -------------------------------------------------------------------------
 
@@ -229,7 +230,7 @@ impl Scope<'_> {
                     };
                     return Err(format!(
                         "cannot take {wanted} of {}{}",
-                        kind(other),
+                        json_kind(other),
                         at(&reference.path[..depth])
                     ));
                 }
@@ -278,17 +279,6 @@ fn at(path: &[Segment]) -> String {
         }
     }
     format!(" at '{}'", text.trim_start_matches('.'))
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 // ---- conditions -------------------------------------------------------------------------
