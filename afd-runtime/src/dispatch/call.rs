@@ -33,7 +33,13 @@ impl Registry {
         ctx: CommandContext,
     ) -> CommandResult<Value> {
         static LIMITS: LazyLock<Limits> = LazyLock::new(Limits::default);
-        timed(self, None, &LIMITS, &BARE_STACK, name, input, ctx).await
+        let route = Route {
+            registry: self,
+            dispatcher: None,
+            limits: &LIMITS,
+            stack: &BARE_STACK,
+        };
+        timed(route, name, input, ctx).await
     }
 }
 
@@ -45,30 +51,39 @@ pub(super) async fn call(
     ctx: CommandContext,
 ) -> CommandResult<Value> {
     let inner = &*dispatcher.inner;
-    timed(
-        &inner.registry,
-        Some(dispatcher),
-        &inner.limits,
-        &inner.stack,
-        name,
-        input,
-        ctx,
-    )
-    .await
+    let route = Route {
+        registry: &inner.registry,
+        dispatcher: Some(dispatcher),
+        limits: &inner.limits,
+        stack: &inner.stack,
+    };
+    timed(route, name, input, ctx).await
+}
+
+/// What a call runs through: the catalog, the dispatcher (none for [`Registry::call`]:
+/// every command exposed, no contexts, no statistics), the limits and the middleware stack.
+#[derive(Clone, Copy)]
+struct Route<'a> {
+    registry: &'a Registry,
+    dispatcher: Option<&'a Dispatcher>,
+    limits: &'a Limits,
+    stack: &'a CommandService,
 }
 
 async fn timed(
-    registry: &Registry,
-    dispatcher: Option<&Dispatcher>,
-    limits: &Limits,
-    stack: &CommandService,
+    route: Route<'_>,
     name: &str,
     input: Value,
     ctx: CommandContext,
 ) -> CommandResult<Value> {
+    let Route {
+        registry,
+        dispatcher,
+        ..
+    } = route;
     let started = Instant::now();
     let session = dispatcher.map(|_| ctx.session().map(str::to_owned));
-    let mut result = run(registry, dispatcher, limits, stack, name, input, ctx).await;
+    let mut result = run(route, name, input, ctx).await;
     // Every call of a command is recorded under its canonical name (typos are not).
     if let (Some(dispatcher), Some(session)) = (dispatcher, session)
         && let Some(resolved) = registry.lookup(name)
@@ -86,14 +101,17 @@ async fn timed(
 }
 
 async fn run(
-    registry: &Registry,
-    dispatcher: Option<&Dispatcher>,
-    limits: &Limits,
-    stack: &CommandService,
+    route: Route<'_>,
     name: &str,
     input: Value,
     ctx: CommandContext,
 ) -> CommandResult<Value> {
+    let Route {
+        registry,
+        dispatcher,
+        limits,
+        stack,
+    } = route;
     if let Err(error) = limits.check_input(&input) {
         return CommandResult::failure(error);
     }

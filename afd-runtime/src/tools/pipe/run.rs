@@ -28,6 +28,25 @@ fn skipped_step(index: usize, step: &PipeStep, message: String, suggestion: &str
     }
 }
 
+/// A step that failed before or instead of returning a result (a reference that did not
+/// resolve, the pipeline's deadline).
+fn failed_step(
+    index: usize,
+    step: &PipeStep,
+    error: CommandError,
+    execution_time_ms: u64,
+) -> StepResult {
+    StepResult {
+        index,
+        alias: step.alias.clone(),
+        command: step.command.clone(),
+        status: StepStatus::Failure,
+        data: None,
+        error: Some(error),
+        execution_time_ms,
+    }
+}
+
 /// Runs afd-pipe. Every step goes through [`CallPath::call`], so exposure, validation and
 /// middleware apply exactly as to afd-call.
 pub(crate) async fn run<P: CallPath>(
@@ -94,15 +113,7 @@ pub(crate) async fn run<P: CallPath>(
                     "Check the reference against the data of the step it names (in steps[n].data), or guard the step with when: {\"$exists\": ...}.",
                 )
                 .with_retryable(false);
-                results.push(StepResult {
-                    index,
-                    alias: step.alias.clone(),
-                    command: step.command.clone(),
-                    status: StepStatus::Failure,
-                    data: None,
-                    error: Some(error),
-                    execution_time_ms: 0,
-                });
+                results.push(failed_step(index, step, error, 0));
                 if !request.options.continue_on_failure {
                     halted = Some(format!("Not run: step {index} failed"));
                 }
@@ -125,15 +136,7 @@ pub(crate) async fn run<P: CallPath>(
             )
             .with_suggestion("Raise options.timeoutMs, or run the slow step on its own with afd-call.")
             .with_retryable(true);
-            results.push(StepResult {
-                index,
-                alias: step.alias.clone(),
-                command: step.command.clone(),
-                status: StepStatus::Failure,
-                data: None,
-                error: Some(error),
-                execution_time_ms,
-            });
+            results.push(failed_step(index, step, error, execution_time_ms));
             halted = Some(format!(
                 "Not run: the pipeline timed out after {timeout_ms} ms"
             ));
