@@ -973,3 +973,29 @@ async fn grouped_tools_offer_only_the_sessions_actions() {
         "no callable user command"
     );
 }
+
+#[tokio::test]
+async fn context_operations_reach_observers_as_meta_calls() {
+    use afd_runtime::CallKind;
+    use afd_runtime::middleware::{TelemetryEvent, TelemetryLayer};
+    use std::sync::{Arc, Mutex};
+
+    let events: Arc<Mutex<Vec<TelemetryEvent>>> = Arc::default();
+    let sink = events.clone();
+    let d = Dispatcher::builder(Registry::global())
+        .expose_only(shop::COMMAND_NAMES)
+        .layer(TelemetryLayer::new(move |event| {
+            sink.lock().unwrap().push(event)
+        }))
+        .build()
+        .unwrap();
+    let ctx = store().with_session(d.open_session());
+    enter(&d, &ctx, "billing", None).await;
+    let listed = call(&d, &ctx, "product-list", json!({})).await;
+    let events = events.lock().unwrap();
+    assert_eq!(events[0].command, "afd-context-enter");
+    assert_eq!(events[0].kind, CallKind::Meta);
+    assert_eq!(events[1].command, "product-list");
+    assert_eq!(events[1].kind, CallKind::Command);
+    assert_eq!(events[1].success, listed.success);
+}

@@ -17,6 +17,43 @@ fn build() -> Result<McpServer, afd_runtime::mcp::BuildError> {
 fn the_environment_overrides_the_strategy() {
     strategy_variable();
     loading_variable();
+    seen_by_a_client();
+}
+
+/// What a real MCP client lists under `TOOL_LOADING`: every command as its own tool
+/// (eager), or the meta-tools (lazy).
+fn seen_by_a_client() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let listed = |loading: &str| -> Vec<String> {
+        unsafe { std::env::set_var(LOADING_ENV, loading) };
+        let server = McpServer::builder(Registry::global())
+            .strategy(Strategy::Grouped)
+            .build()
+            .unwrap();
+        unsafe { std::env::remove_var(LOADING_ENV) };
+        runtime.block_on(async {
+            let client = afd_tests::mcp::Client::connect(server).await;
+            let tools = client.tools().await;
+            tools.iter().map(|tool| tool.name.to_string()).collect()
+        })
+    };
+    let eager = listed("eager");
+    assert!(eager.contains(&"afd-call".to_owned()), "{eager:?}");
+    assert!(!eager.contains(&"afd-discover".to_owned()), "{eager:?}");
+    let lazy = listed("lazy");
+    assert_eq!(
+        lazy,
+        [
+            "afd-discover",
+            "afd-detail",
+            "afd-call",
+            "afd-batch",
+            "afd-pipe"
+        ]
+    );
 }
 
 fn strategy_variable() {

@@ -176,6 +176,9 @@ fn builder_calls(attrs: &CommandAttrs, rt: &TokenStream) -> TokenStream {
     if attrs.idempotent.get().is_some() {
         calls.extend(quote!(.with_idempotent()));
     }
+    if attrs.open_world.get().is_some() {
+        calls.extend(quote!(.with_open_world()));
+    }
     if let Some(prompt) = attrs.confirm_prompt.get() {
         calls.extend(quote!(.with_confirm_prompt(#prompt)));
     }

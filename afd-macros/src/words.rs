@@ -80,6 +80,7 @@ words! {
         Mutation = "mutation",
         Destructive = "destructive",
         Idempotent = "idempotent",
+        OpenWorld = "open_world",
         ConfirmPrompt = "confirm_prompt",
         ExecutionTime = "execution_time",
         Errors = "errors",

@@ -89,6 +89,34 @@ fn empty_object_schema() -> Value {
     serde_json::json!({"type": "object"})
 }
 
+/// What calling a command may do, for an agent deciding how carefully to call it: derived
+/// from the command's flags by [`CommandDef::risk`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Risk {
+    /// Reads the app's state, changes nothing.
+    Read,
+    /// Changes the app's state, reversibly.
+    Write,
+    /// Changes the app's state irreversibly.
+    Destructive,
+    /// Reaches outside the app (the web, another service): its effects are not the app's
+    /// to undo.
+    External,
+}
+
+impl Risk {
+    /// The lowercase name (`read`, `write`, `destructive`, `external`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Risk::Read => "read",
+            Risk::Write => "write",
+            Risk::Destructive => "destructive",
+            Risk::External => "external",
+        }
+    }
+}
+
 /// How long a command is expected to take; drives default timeouts and tells agents what to
 /// expect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -263,6 +291,7 @@ pub struct CommandDef {
     mutation: bool,
     destructive: bool,
     idempotent: bool,
+    open_world: bool,
     confirm_prompt: Option<&'static str>,
     execution_time: Option<ExecutionTime>,
     errors: &'static [&'static str],
@@ -303,6 +332,7 @@ impl CommandDef {
             mutation: false,
             destructive: false,
             idempotent: false,
+            open_world: false,
             confirm_prompt: None,
             execution_time: None,
             errors: &[],
@@ -423,6 +453,14 @@ impl CommandDef {
         self
     }
 
+    /// Marks the command as reaching outside the app (the web, another service, e-mail):
+    /// its effects and answers are not the app's alone. MCP's `openWorldHint`.
+    #[must_use]
+    pub const fn with_open_world(mut self) -> Self {
+        self.open_world = true;
+        self
+    }
+
     /// Sets the prompt a client should confirm before running the command.
     #[must_use]
     pub const fn with_confirm_prompt(mut self, prompt: &'static str) -> Self {
@@ -539,6 +577,25 @@ impl CommandDef {
     /// Whether the command is idempotent.
     pub const fn is_idempotent(&self) -> bool {
         self.idempotent
+    }
+
+    /// Whether the command reaches outside the app (MCP's `openWorldHint`).
+    pub const fn is_open_world(&self) -> bool {
+        self.open_world
+    }
+
+    /// The command's risk, from its flags: [`Risk::External`] when it reaches outside the
+    /// app, else [`Risk::Destructive`], [`Risk::Write`] or [`Risk::Read`].
+    pub const fn risk(&self) -> Risk {
+        if self.open_world {
+            Risk::External
+        } else if self.destructive {
+            Risk::Destructive
+        } else if self.mutation {
+            Risk::Write
+        } else {
+            Risk::Read
+        }
     }
 
     /// The confirmation prompt, if any.

@@ -142,7 +142,8 @@ pub fn export_tree_with(
 /// The full definition of a command, as its `<category>/<command>.json` holds it: the
 /// fields afd-detail returns (name, description, category, mutation, inputSchema, tags,
 /// executionTime, errors, destructive, confirmPrompt, handoff, handoffProtocol, version,
-/// aliases) plus summary, idempotent, outputSchema, deprecatedAliases, eager and expose.
+/// aliases, risk, openWorld) plus summary, idempotent, outputSchema, deprecatedAliases, eager
+/// and expose.
 /// Empty lists and unset options are left out, as afd-detail does.
 pub fn command_definition(entry: &CommandEntry) -> Value {
     let def = entry.def();
@@ -156,6 +157,7 @@ pub fn command_definition(entry: &CommandEntry) -> Value {
         object.insert("destructive".into(), json!(def.is_destructive()));
         object.insert("idempotent".into(), json!(def.is_idempotent()));
     }
+    object.insert("risk".into(), json!(def.risk()));
     insert_facts(&mut object, def);
     if !def.deprecated_aliases().is_empty() {
         object.insert("deprecatedAliases".into(), json!(def.deprecated_aliases()));
@@ -282,6 +284,9 @@ fn readme(registry: &Registry, categories: &[(&'static str, Vec<&CommandEntry>)]
 /// The optional facts of a definition that afd-detail and the exported catalog files
 /// share: tags, execution time, errors, confirmation prompt, hand-off, version, aliases.
 pub(crate) fn insert_facts(object: &mut serde_json::Map<String, Value>, def: &CommandDef) {
+    if def.is_open_world() {
+        object.insert("openWorld".into(), json!(true));
+    }
     if !def.tags().is_empty() {
         object.insert("tags".into(), json!(def.tags()));
     }

@@ -33,14 +33,14 @@ pub mod tools;
 pub mod mcp;
 
 pub use command::{
-    CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, RuntimeParts, SharedHandler,
+    CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, Risk, RuntimeParts, SharedHandler,
     SourceLocation,
 };
 pub use command_context::CommandContext;
 pub use contexts::session::{NoContextPolicy, SessionConfig, Sessions};
 pub use dispatch::{
-    CommandRequest, CommandService, Dispatcher, DispatcherBuilder, DispatcherError, HandlerService,
-    Limits, Surface,
+    CallKind, CommandRequest, CommandService, Dispatcher, DispatcherBuilder, DispatcherError,
+    HandlerService, Limits, Surface,
 };
 pub use error::{CommandError, codes};
 pub use registry::{
@@ -53,7 +53,7 @@ pub use tools::batch::{
     BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult, BatchSummary, BatchTiming,
     BatchWarning,
 };
-pub use tools::meta::MetaTools;
+pub use tools::meta::{BuiltinOutcome, MetaTools};
 pub use tools::pipe::{
     PipeMetadata, PipeOptions, PipeRequest, PipeResult, PipeStep, StepConfidence, StepReasoning,
     StepResult, StepStatus, StepWarning,

@@ -157,6 +157,8 @@ async fn run(
         input,
         ctx: ctx.clone(),
         host,
+        requested: (resolved.kind != NameKind::Canonical).then(|| name.into()),
+        builtin: None,
     };
     let execution = stack.clone().oneshot(request);
     let mut result = tokio::select! {

@@ -43,6 +43,8 @@ impl Service<CommandRequest> for HandlerService {
             input,
             ctx,
             host,
+            builtin,
+            ..
         } = request;
         // A context operation acts on the sessions of the dispatcher that runs it.
         if let Some(dispatcher) = host
@@ -52,7 +54,11 @@ impl Service<CommandRequest> for HandlerService {
             return Box::pin(std::future::ready(Ok(result)));
         }
         let dev_mode = ctx.dev_mode();
-        let started = std::panic::catch_unwind(AssertUnwindSafe(|| def.invoke(input, ctx)));
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| match builtin {
+            // A built-in tool's work, given by the dispatcher that runs it.
+            Some(work) => work(input, ctx),
+            None => def.invoke(input, ctx),
+        }));
         Box::pin(async move {
             let outcome = match started {
                 Ok(future) => AssertUnwindSafe(future).catch_unwind().await,

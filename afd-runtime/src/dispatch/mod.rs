@@ -23,7 +23,9 @@ use std::convert::Infallible;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+use futures_util::future::BoxFuture;
 use serde_json::Value;
+use tower::ServiceExt;
 use tower::util::BoxCloneSyncService;
 
 pub use builder::{DispatcherBuilder, DispatcherError};
@@ -35,24 +37,77 @@ use crate::command::CommandDef;
 use crate::command_context::CommandContext;
 use crate::contexts::{ContextHint, Host, Scope, SessionState, Sessions};
 use crate::error::CommandError;
-use crate::registry::{BrowseIndex, CommandEntry, Exposed, Registry, SharedRegistry};
+use crate::registry::{BrowseIndex, CommandEntry, Exposed, Registry, SharedRegistry, is_op};
 use crate::result::CommandResult;
 use crate::search::{Document, SearchIndex};
 use crate::usage::UsageStats;
 
-/// One command execution, as the middleware stack sees it: the definition, the validated
-/// input and the context.
-#[derive(Debug)]
+/// One execution, as the middleware stack sees it: the definition, the validated input and
+/// the context. Most are calls of a command; the built-in tools (afd-discover, afd-detail,
+/// afd-batch, afd-pipe, ...) pass through the stack too, so observers see every call an
+/// agent makes: [`kind`](CommandRequest::kind) tells them apart.
 #[non_exhaustive]
 pub struct CommandRequest {
-    /// The command being run.
+    /// The command being run (for a built-in tool, its definition).
     pub def: &'static CommandDef,
-    /// Its input, already validated against the input schema.
+    /// Its input, already validated against the input schema (a built-in tool validates
+    /// its own).
     pub input: Value,
     /// The call's context.
     pub ctx: CommandContext,
     /// The dispatcher running a context operation, whose sessions it acts on.
     pub(crate) host: Option<Dispatcher>,
+    /// The name the caller used, where it is not the canonical one.
+    pub(crate) requested: Option<Box<str>>,
+    /// A built-in tool's work, which the innermost service runs instead of a handler.
+    pub(crate) builtin: Option<BuiltinWork>,
+}
+
+/// What kind of call a [`CommandRequest`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum CallKind {
+    /// A command of the catalog.
+    Command,
+    /// A built-in tool or a context operation: afd-discover, afd-detail, afd-batch,
+    /// afd-pipe, afd-help, afd-docs, afd-schema, afd-context-*. afd-batch and afd-pipe run
+    /// their commands through the stack again, each as a call of its own: a layer that
+    /// bounds concurrency must let them through (the built-in limits do).
+    Meta,
+}
+
+/// A built-in tool's work, run by the innermost service in place of a handler.
+pub(crate) type BuiltinWork =
+    Box<dyn FnOnce(Value, CommandContext) -> BoxFuture<'static, CommandResult<Value>> + Send>;
+
+impl CommandRequest {
+    /// The name the caller used: an alias or a deprecated name where it used one, else
+    /// the canonical name (`def.name()`).
+    pub fn requested_name(&self) -> &str {
+        self.requested.as_deref().unwrap_or(self.def.name())
+    }
+
+    /// Whether this is a call of a command or of a built-in tool.
+    pub fn kind(&self) -> CallKind {
+        if self.builtin.is_some() || is_op(self.def) {
+            CallKind::Meta
+        } else {
+            CallKind::Command
+        }
+    }
+}
+
+impl fmt::Debug for CommandRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CommandRequest")
+            .field("def", &self.def.name())
+            .field("requested", &self.requested_name())
+            .field("kind", &self.kind())
+            .field("input", &self.input)
+            .field("ctx", &self.ctx)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The type-erased middleware stack: a cloneable `tower::Service` from [`CommandRequest`] to
@@ -145,6 +200,29 @@ impl Dispatcher {
         ctx: CommandContext,
     ) -> CommandResult<Value> {
         call::call(self, name, input, ctx).await
+    }
+
+    /// Runs a built-in tool's `work` through the middleware stack, as a call of `def` (the
+    /// tool's definition), so observers see it; the stack may also answer in its place.
+    pub(crate) async fn run_builtin(
+        &self,
+        def: &'static CommandDef,
+        input: Value,
+        ctx: CommandContext,
+        work: BuiltinWork,
+    ) -> CommandResult<Value> {
+        let request = CommandRequest {
+            def,
+            input,
+            ctx,
+            host: None,
+            requested: None,
+            builtin: Some(work),
+        };
+        match self.inner.stack.clone().oneshot(request).await {
+            Ok(result) => result,
+            Err(never) => match never {},
+        }
     }
 
     // The exposed catalog.

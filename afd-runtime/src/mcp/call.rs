@@ -14,11 +14,13 @@ use tokio_util::sync::CancellationToken;
 use super::SESSION_META;
 use super::progress::Progress;
 use super::server::McpServer;
-use super::tools::Route;
+use super::tools::{BATCH, DETAIL, DISCOVER, DOCS, HELP, PIPE, Route, SCHEMA};
 use crate::command_context::CommandContext;
 use crate::error::{CommandError, codes};
 use crate::result::CommandResult;
-use crate::{BatchRequest, BatchResult, MetaTools, PipeRequest, PipeResult};
+use crate::tools::batch::BatchResult;
+use crate::tools::meta::{BuiltinOutcome, MetaTools};
+use crate::tools::pipe::PipeResult;
 
 /// The `_meta` key of a request's progress token.
 pub(super) const PROGRESS_TOKEN: &str = "progressToken";
@@ -133,12 +135,16 @@ impl McpServer {
             },
             _ => {}
         }
+        // The built-in tools pass through the middleware stack, so observers see them too.
+        let builtin = |tool| builtin(dispatcher, tool, name, arguments.clone(), ctx.clone());
         match route {
-            Some(Route::Discover) => Answer::Command(dispatcher.discover(arguments)),
-            Some(Route::Detail) => Answer::Command(dispatcher.detail(arguments)),
-            Some(Route::Help) => Answer::Command(dispatcher.help(arguments)),
-            Some(Route::Docs) => Answer::Command(dispatcher.docs(arguments)),
-            Some(Route::Schema) => Answer::Command(dispatcher.schema(arguments)),
+            Some(Route::Discover) => builtin(DISCOVER).await,
+            Some(Route::Detail) => builtin(DETAIL).await,
+            Some(Route::Help) => builtin(HELP).await,
+            Some(Route::Docs) => builtin(DOCS).await,
+            Some(Route::Schema) => builtin(SCHEMA).await,
+            Some(Route::Batch) => builtin(BATCH).await,
+            Some(Route::Pipe) => builtin(PIPE).await,
             Some(Route::Call) => {
                 let (command, input) = match call_arguments(arguments) {
                     Ok(parts) => parts,
@@ -146,14 +152,6 @@ impl McpServer {
                 };
                 Answer::Command(dispatcher.call(&command, input, ctx).await)
             }
-            Some(Route::Batch) => match BatchRequest::from_value(arguments) {
-                Ok(request) => Answer::Batch(dispatcher.batch(request, ctx).await),
-                Err(error) => Answer::Command(CommandResult::failure(error)),
-            },
-            Some(Route::Pipe) => match PipeRequest::from_value(arguments) {
-                Ok(request) => Answer::Pipe(dispatcher.pipe(request, ctx).await),
-                Err(error) => Answer::Command(CommandResult::failure(error)),
-            },
             Some(Route::Command(command)) => {
                 Answer::Command(dispatcher.call(command, arguments, ctx).await)
             }
@@ -196,6 +194,24 @@ impl McpServer {
                 dispatcher.registry().not_found(name),
             )),
         }
+    }
+}
+
+/// A built-in tool's answer, run through the dispatcher's middleware stack.
+async fn builtin(
+    dispatcher: &crate::dispatch::Dispatcher,
+    tool: &str,
+    name: &str,
+    arguments: Value,
+    ctx: CommandContext,
+) -> Answer {
+    match dispatcher.call_builtin(tool, arguments, ctx).await {
+        Some(BuiltinOutcome::Result(result)) => Answer::Command(result),
+        Some(BuiltinOutcome::Batch(result)) => Answer::Batch(result),
+        Some(BuiltinOutcome::Pipe(result)) => Answer::Pipe(result),
+        None => Answer::Command(CommandResult::failure(
+            dispatcher.registry().not_found(name),
+        )),
     }
 }
 

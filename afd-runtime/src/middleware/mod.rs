@@ -2,8 +2,11 @@
 //!
 //! Add them with [`DispatcherBuilder::layer`](crate::DispatcherBuilder::layer). They wrap
 //! [`CommandService`]: a `Service<CommandRequest>` answering with a `CommandResult` and
-//! never an error. Validation happens before the stack, and the meta-tools' own
-//! introspection (afd-discover, afd-detail) bypasses it.
+//! never an error. Validation happens before the stack. The built-in tools (afd-discover,
+//! afd-detail, afd-batch, afd-pipe, ...) and the context operations pass through it too,
+//! as requests of [`CallKind::Meta`](crate::dispatch::CallKind): observers (telemetry,
+//! tracing, timing) see them, while the limits (timeouts, rate limits, concurrency) apply
+//! to commands only, so a batch's commands are limited once each.
 //!
 //! ```
 //! use std::time::Duration;
@@ -24,6 +27,7 @@
 //! [`from_fn`]; the built-in layers are written on the same service, [`FromFn`]. Any other
 //! `tower::Layer<CommandService>` works as well.
 
+mod concurrency;
 mod from_fn;
 mod rate_limit;
 mod telemetry;
@@ -31,12 +35,12 @@ mod timeout;
 mod timing;
 mod trace;
 
+pub use concurrency::{ConcurrencyLimit, ConcurrencyLimitLayer};
 pub use from_fn::{FromFn, FromFnLayer, Next, from_fn};
 pub use rate_limit::{RateLimit, RateLimitLayer};
 pub use telemetry::{Telemetry, TelemetryEvent, TelemetryLayer};
 pub use timeout::{Timeout, TimeoutLayer};
 pub use timing::{SlowCall, Timing, TimingLayer};
-pub use tower::limit::{ConcurrencyLimit, ConcurrencyLimitLayer};
 pub use trace::{Trace, TraceLayer};
 
 use crate::dispatch::CommandService;

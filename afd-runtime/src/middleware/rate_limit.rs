@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use tower::Layer;
 
 use super::{Around, CommandService, FromFn, Next};
-use crate::dispatch::CommandRequest;
+use crate::dispatch::{CallKind, CommandRequest};
 use crate::error::{CommandError, codes};
 use crate::result::CommandResult;
 
@@ -90,6 +90,10 @@ impl Around for RateLimitLayer {
     type Future = BoxFuture<'static, CommandResult<Value>>;
 
     fn around(&self, request: CommandRequest, next: Next) -> Self::Future {
+        // Built-in tools are not counted: the commands a batch or pipeline runs are.
+        if request.kind() == CallKind::Meta {
+            return Box::pin(next.run(request));
+        }
         let command = request.def.name();
         match self.acquire(command) {
             Ok(()) => Box::pin(next.run(request)),

@@ -1,4 +1,5 @@
-//! A hook that receives one event per call.
+//! A hook that receives one event per call: of a command, a built-in tool or a context
+//! operation.
 
 use std::fmt;
 use std::sync::Arc;
@@ -10,16 +11,22 @@ use serde_json::Value;
 use tower::Layer;
 
 use super::{Around, CommandService, FromFn, Next};
-use crate::dispatch::CommandRequest;
+use crate::dispatch::{CallKind, CommandRequest};
 use crate::result::CommandResult;
 use crate::text::iso8601;
 
 /// What the telemetry hook receives for each call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TelemetryEvent {
-    /// The command.
+    /// The command (its canonical name), or the built-in tool.
     pub command: &'static str,
+    /// The name the caller used: an alias or deprecated name where it used one, else the
+    /// canonical name.
+    pub requested: String,
+    /// A command of the catalog, or a built-in tool or context operation.
+    pub kind: CallKind,
     /// When the call started, ISO 8601.
     pub started_at: String,
     /// How long it took.
@@ -74,6 +81,8 @@ impl Around for TelemetryLayer {
     fn around(&self, request: CommandRequest, next: Next) -> Self::Future {
         let sink = self.sink.clone();
         let command = request.def.name();
+        let requested = request.requested_name().to_owned();
+        let kind = request.kind();
         let ctx_trace = request.ctx.trace_id().map(str::to_owned);
         Box::pin(async move {
             let started_at = SystemTime::now();
@@ -81,6 +90,8 @@ impl Around for TelemetryLayer {
             let result = next.run(request).await;
             sink(TelemetryEvent {
                 command,
+                requested,
+                kind,
                 started_at: iso8601(started_at),
                 duration_ms: started.elapsed().as_secs_f64() * 1000.0,
                 success: result.success,

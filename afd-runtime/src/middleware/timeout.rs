@@ -9,7 +9,7 @@ use tower::Layer;
 
 use super::{Around, CommandService, FromFn, Next};
 use crate::command::ExecutionTime;
-use crate::dispatch::CommandRequest;
+use crate::dispatch::{CallKind, CommandRequest};
 use crate::error::{CommandError, codes};
 use crate::result::CommandResult;
 
@@ -76,6 +76,11 @@ impl Around for TimeoutLayer {
     type Future = BoxFuture<'static, CommandResult<Value>>;
 
     fn around(&self, mut request: CommandRequest, next: Next) -> Self::Future {
+        // Built-in tools are not cut: afd-batch and afd-pipe bound their own time, and
+        // each of their commands passes here on its own.
+        if request.kind() == CallKind::Meta {
+            return Box::pin(next.run(request));
+        }
         let class = request.def.execution_time();
         let Some(limit) = self.timeout_for(class) else {
             return Box::pin(next.run(request));

@@ -9,7 +9,7 @@ use tower::Layer;
 use tracing::Instrument;
 
 use super::{Around, CommandService, FromFn, Next};
-use crate::dispatch::CommandRequest;
+use crate::dispatch::{CallKind, CommandRequest};
 use crate::result::CommandResult;
 
 /// Gives each call a trace id (keeping one the caller set), runs it in a `command` span,
@@ -59,7 +59,16 @@ impl Around for TraceLayer {
             .map_or_else(new_trace_id, str::to_owned);
         request.ctx = request.ctx.clone().with_trace_id(trace_id.clone());
         let name = request.def.name();
-        let span = tracing::info_span!("command", command = name, trace_id = %trace_id);
+        let kind = match request.kind() {
+            CallKind::Command => "command",
+            CallKind::Meta => "meta",
+        };
+        let span = if request.requested.is_some() {
+            let requested = request.requested_name();
+            tracing::info_span!("command", command = name, requested, kind, trace_id = %trace_id)
+        } else {
+            tracing::info_span!("command", command = name, kind, trace_id = %trace_id)
+        };
         Box::pin(
             async move {
                 let mut result = next.run(request).await;

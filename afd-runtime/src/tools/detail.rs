@@ -1,5 +1,6 @@
 //! afd-detail: the full definition and input schema of up to ten commands, in the order
-//! asked, and the activation of those commands for a session's tool listing.
+//! asked, with what usage statistics say of each (the commands used with it, those that
+//! follow it), and the activation of those commands for a session's tool listing.
 
 use std::sync::LazyLock;
 use std::time::Instant;
@@ -7,16 +8,24 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::discover::OneOrMany;
+use super::discover::{OneOrMany, SUGGESTED};
 use super::{finish, validated};
 use crate::dispatch::Dispatcher;
 use crate::export::insert_facts;
 use crate::result::CommandResult;
 use crate::similarity::did_you_mean;
+use crate::usage::{AccessLevel, Suggestion};
 use crate::validate::InputValidator;
 
 /// Most names one afd-detail call resolves.
 pub const MAX_DETAIL_NAMES: usize = 10;
+/// Most related commands afd-detail names for a command.
+const RELATED: usize = 5;
+/// A command is related when it was used in at least this share of the sessions that used
+/// the command described...
+const RELATED_MIN_RATE: f32 = 0.3;
+/// ...and in at least this many of them: one shared session is chance.
+const RELATED_MIN_SESSIONS: u64 = 2;
 
 /// The input schema of afd-detail.
 pub fn detail_schema() -> &'static Value {
@@ -63,6 +72,14 @@ pub(crate) fn detail(dispatcher: &Dispatcher, input: Value) -> CommandResult<Val
         .iter()
         .map(|name| detail_entry(dispatcher, name))
         .collect();
+    let described: Vec<&str> = names
+        .iter()
+        .filter_map(|name| dispatcher.registry().get(name))
+        .map(|entry| entry.name())
+        .collect();
+    dispatcher
+        .usage()
+        .record_access(&described, AccessLevel::Full);
     let found = entries
         .iter()
         .filter(|entry| entry["found"] == true)
@@ -126,6 +143,31 @@ fn detail_entry(dispatcher: &Dispatcher, name: &str) -> Value {
     } else if def.is_mutation() {
         object.insert("destructive".into(), json!(false));
     }
+    object.insert("risk".into(), json!(def.risk().as_str()));
     insert_facts(&mut object, def);
+    let usage = dispatcher.usage();
+    let callable = |suggestion: &Suggestion| dispatcher.is_exposed(&suggestion.command);
+    let related: Vec<Suggestion> = usage
+        .related(entry.name(), RELATED * 2)
+        .into_iter()
+        .filter(|related| {
+            related.probability >= RELATED_MIN_RATE
+                && related.count >= RELATED_MIN_SESSIONS
+                && callable(related)
+        })
+        .take(RELATED)
+        .collect();
+    if !related.is_empty() {
+        object.insert("relatedCommands".into(), json!(related));
+    }
+    let next: Vec<Suggestion> = usage
+        .next_after(entry.name(), SUGGESTED * 2)
+        .into_iter()
+        .filter(callable)
+        .take(SUGGESTED)
+        .collect();
+    if !next.is_empty() {
+        object.insert("suggestedNext".into(), json!(next));
+    }
     Value::Object(object)
 }

@@ -14,6 +14,7 @@ use crate::contexts::SessionState;
 use crate::dispatch::Dispatcher;
 use crate::registry::{CommandEntry, TagMode};
 use crate::result::CommandResult;
+use crate::usage::AccessLevel;
 use crate::validate::InputValidator;
 
 /// One tag or several.
@@ -42,6 +43,11 @@ pub(crate) const SEARCH_LIMIT: usize = 10;
 /// How many of the best hits a search with no other filter ranks (and counts in
 /// `filtered`): the largest page there is.
 pub(crate) const SEARCH_POOL: usize = 200;
+/// Most commands predicted to follow (`suggestedNext`) and most called (`popular`) an
+/// answer names.
+pub(crate) const SUGGESTED: usize = 5;
+/// See [`SUGGESTED`].
+pub(crate) const POPULAR: usize = 5;
 /// A search keeps the matches scoring at least this share of the best one's score.
 pub(crate) const RELEVANCE_FLOOR: f32 = 0.25;
 
@@ -78,9 +84,18 @@ pub struct DiscoverInput {
     /// typos tolerated).
     #[serde(default)]
     pub search: Option<String>,
-    /// Include each command's mutation flag.
+    /// Include each command's mutation flag and risk.
     #[serde(default)]
     pub include_mutation: bool,
+    /// Load the commands on this page for the session: from its next `tools/list` they
+    /// are listed as tools with their schemas (where the client follows list changes), and
+    /// the answer says what was loaded before and after, and what to do next.
+    #[serde(default)]
+    pub activate: bool,
+    /// List commands already loaded for the session among a search's matches (by default
+    /// a search shows only what is not loaded yet).
+    #[serde(default)]
+    pub include_loaded: bool,
     /// How much to say of each command (default `summary`, also called `description`).
     #[serde(default)]
     pub detail: DetailLevel,
@@ -112,6 +127,9 @@ pub struct CommandSummary {
     /// Whether it changes state (when asked for, and at the `full` level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mutation: Option<bool>,
+    /// What calling it may do (with `mutation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<crate::command::Risk>,
     /// Its input schema (at the `full` level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_schema: Option<Value>,
@@ -147,10 +165,32 @@ pub struct DiscoverResult {
     /// Where contexts are declared: the active one and the others to enter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextStatus>,
-    /// The commands most likely to follow the session's last call, predicted from usage
-    /// statistics, when there is a history to go by.
+    /// The commands most likely to follow the session's last call (up to five),
+    /// predicted from usage statistics, when there is a history to go by.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suggested_next: Vec<crate::usage::Suggestion>,
+    /// When browsing with no filter: the most called commands (up to five), when usage
+    /// statistics have any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub popular: Vec<PopularCommand>,
+    /// With `activate`: the commands loaded for the session before this call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loaded_before: Option<Vec<String>>,
+    /// With `activate`: the commands loaded for the session after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loaded_after: Option<Vec<String>>,
+    /// With `activate`: what the agent can now call, and how.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_instruction: Option<String>,
+}
+
+/// A command among the most called, in afd-discover's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PopularCommand {
+    /// Its name.
+    pub command: String,
+    /// Calls recorded.
+    pub calls: u64,
 }
 
 /// Where the session stands among the declared contexts, in afd-discover's result.
@@ -190,6 +230,8 @@ pub fn discover_schema() -> &'static Value {
                 "tagMode": {"enum": ["any", "all"]},
                 "search": {"type": "string"},
                 "includeMutation": {"type": "boolean"},
+                "activate": {"type": "boolean"},
+                "includeLoaded": {"type": "boolean"},
                 "detail": {"enum": ["name", "summary", "full"]},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 200},
                 "offset": {"type": "integer", "minimum": 0},
@@ -230,24 +272,40 @@ pub(crate) fn discover(dispatcher: &Dispatcher, input: Value) -> CommandResult<V
         Err(error) => return CommandResult::failure(error),
     };
     let request = Request::new(&input);
-    let matches = filter(dispatcher, &input, &request, session.as_deref());
+    // What the session has loaded: a search leaves it out unless asked to include it.
+    let loaded: Vec<String> = session
+        .as_deref()
+        .map(|state| state.activated().to_vec())
+        .unwrap_or_default();
+    let hidden: &[String] = if request.query.is_some() && !input.include_loaded {
+        &loaded
+    } else {
+        &[]
+    };
+    let matches = filter(dispatcher, &input, &request, session.as_deref(), hidden);
     let page = page(dispatcher, &input, &request, &matches);
+    let names: Vec<&'static str> = page
+        .iter()
+        .map(|&(position, _)| dispatcher.exposed_entry(position as usize).name())
+        .collect();
     if let (Some(query), Some(handle)) = (input.search.as_deref(), input.session.as_deref()) {
-        let found: Vec<String> = page
-            .iter()
-            .take(10)
-            .map(|&(position, _)| {
-                dispatcher
-                    .exposed_entry(position as usize)
-                    .name()
-                    .to_owned()
-            })
-            .collect();
+        let found: Vec<String> = names.iter().take(10).map(|&name| name.to_owned()).collect();
         let sessions = dispatcher.sessions();
         let max = sessions.config().get_max_searches();
         sessions.update(handle, |state| state.record_search(query, found, max));
     }
-    let (data, reasoning) = render(
+    dispatcher
+        .usage()
+        .record_access(&names, access_level(input.detail));
+    let loading = if input.activate {
+        match load(dispatcher, input.session.as_deref(), &names, loaded.clone()) {
+            Ok(loading) => Some(loading),
+            Err(error) => return CommandResult::failure(error),
+        }
+    } else {
+        None
+    };
+    let (mut data, mut reasoning) = render(
         dispatcher,
         &input,
         &request,
@@ -255,7 +313,78 @@ pub(crate) fn discover(dispatcher: &Dispatcher, input: Value) -> CommandResult<V
         &page,
         session.as_deref(),
     );
+    if matches.hidden > 0 {
+        reasoning.push_str(&format!(
+            "; {} matching commands already loaded for this session left out (includeLoaded: true lists them)",
+            matches.hidden
+        ));
+    }
+    if let (Some(loading), Value::Object(map)) = (loading, &mut data) {
+        reasoning.push_str(&format!("; loaded {}", loading.activated.len()));
+        map.insert("loadedBefore".into(), json!(loading.before));
+        map.insert("loadedAfter".into(), json!(loading.after));
+        map.insert("nextInstruction".into(), json!(loading.instruction()));
+    }
     finish(Ok(data), reasoning, started)
+}
+
+/// How much of each listed command an agent sees at `detail`.
+fn access_level(detail: DetailLevel) -> AccessLevel {
+    match detail {
+        DetailLevel::Name => AccessLevel::Name,
+        DetailLevel::Summary => AccessLevel::Summary,
+        DetailLevel::Full => AccessLevel::Full,
+    }
+}
+
+/// What `activate` did for the session.
+struct Loading {
+    before: Vec<String>,
+    after: Vec<String>,
+    /// The listed commands now loaded (newly or again).
+    activated: Vec<String>,
+    /// The oldest loaded commands that made room.
+    evicted: Vec<String>,
+}
+
+impl Loading {
+    /// What the agent can now call, and how.
+    fn instruction(&self) -> String {
+        if self.activated.is_empty() {
+            return "Nothing was loaded: no command on this page may be called in this session. Search with other words, or enter a context (afd-context-enter) that holds what you need.".to_owned();
+        }
+        let mut text = format!(
+            "Loaded {}: call each by name as a tool (listed with its schema from the next tools/list, where the client follows tool-list changes) or with afd-call {{command, input}}; afd-detail gives a schema.",
+            self.activated.join(", ")
+        );
+        if !self.evicted.is_empty() {
+            text.push_str(&format!(
+                " Unloaded to make room (oldest first): {}.",
+                self.evicted.join(", ")
+            ));
+        }
+        text
+    }
+}
+
+/// Loads `names` for the session (bounded as afd-detail's `activate`).
+fn load(
+    dispatcher: &Dispatcher,
+    session: Option<&str>,
+    names: &[&str],
+    before: Vec<String>,
+) -> Result<Loading, crate::error::CommandError> {
+    let (activated, evicted) = dispatcher.activate(session, names)?;
+    let after = session
+        .and_then(|handle| dispatcher.session(handle))
+        .map(|state| state.activated().to_vec())
+        .unwrap_or_default();
+    Ok(Loading {
+        before,
+        after,
+        activated,
+        evicted,
+    })
 }
 
 /// What the input asks for, read once.
@@ -296,6 +425,8 @@ struct Matches {
     positions: Vec<(u32, Option<f32>)>,
     /// How many match.
     filtered: usize,
+    /// Matches left out because the session already loaded them.
+    hidden: usize,
 }
 
 /// Filter: the commands matching the category, tags, search words and the session's
@@ -305,6 +436,7 @@ fn filter(
     input: &DiscoverInput,
     request: &Request<'_>,
     session: Option<&SessionState>,
+    hidden: &[String],
 ) -> Matches {
     let contexts = dispatcher.registry().contexts();
     let tags = &request.tags;
@@ -320,6 +452,7 @@ fn filter(
             everything,
             positions: Vec::new(),
             filtered: dispatcher.exposed_count(),
+            hidden: 0,
         };
     }
     let positions: Vec<(u32, Option<f32>)> = match request.query {
@@ -368,9 +501,19 @@ fn filter(
                 .collect(),
         },
     };
+    // Commands the session already loaded, left out of a search unless it asks for them.
+    let before = positions.len();
+    let mut positions = positions;
+    if !hidden.is_empty() {
+        positions.retain(|&(position, _)| {
+            let name = entry_at(position).name();
+            !hidden.iter().any(|loaded| loaded == name)
+        });
+    }
     Matches {
         everything,
         filtered: positions.len(),
+        hidden: before - positions.len(),
         positions,
     }
 }
@@ -429,6 +572,7 @@ fn render(
             }
             if input.include_mutation || full {
                 command.insert("mutation".into(), json!(entry.is_mutation()));
+                command.insert("risk".into(), json!(entry.def().risk().as_str()));
             }
             if full {
                 command.insert("inputSchema".into(), entry.input_schema().clone());
@@ -464,7 +608,7 @@ fn render(
         input.session.as_deref().map_or_else(Vec::new, |handle| {
             dispatcher
                 .usage()
-                .suggested_next(handle, 6)
+                .suggested_next(handle, SUGGESTED + 3)
                 .into_iter()
                 .filter(|next| {
                     dispatcher
@@ -475,7 +619,7 @@ fn render(
                                 && (contexts.is_empty() || dispatcher.allows(session, entry.def()))
                         })
                 })
-                .take(3)
+                .take(SUGGESTED)
                 .collect()
         });
     let browsing = input.category.is_none() && request.tags.is_empty() && request.query.is_none();
@@ -493,6 +637,11 @@ fn render(
     if browsing {
         data.insert("categories".into(), browse.categories.clone());
     }
+    let popular = if browsing {
+        popular(dispatcher, session)
+    } else {
+        Vec::new()
+    };
     if !contexts.is_empty() {
         let status = ContextStatus {
             active: active.map(|frame| frame.context.clone()),
@@ -504,7 +653,35 @@ fn render(
     if !suggested_next.is_empty() {
         data.insert("suggestedNext".into(), json!(suggested_next));
     }
+    if !popular.is_empty() {
+        data.insert("popular".into(), json!(popular));
+    }
     (Value::Object(data), reasoning)
+}
+
+/// The most called commands the session may call, most first.
+fn popular(dispatcher: &Dispatcher, session: Option<&SessionState>) -> Vec<PopularCommand> {
+    let usage = dispatcher.usage();
+    if !usage.is_enabled() {
+        return Vec::new();
+    }
+    let contexts = dispatcher.registry().contexts();
+    // A few more than shown: some may be hidden here or outside the session's context.
+    usage
+        .most_used(POPULAR * 4)
+        .into_iter()
+        .filter(|(name, _)| {
+            dispatcher.registry().get(name).is_some_and(|entry| {
+                dispatcher.is_exposed(entry.name())
+                    && (contexts.is_empty() || dispatcher.allows(session, entry.def()))
+            })
+        })
+        .take(POPULAR)
+        .map(|(command, stats)| PopularCommand {
+            command,
+            calls: stats.calls,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -64,6 +64,8 @@ pub struct CommandStats {
     pub successes: u64,
     /// The latest call.
     pub last_used: Option<SystemTime>,
+    /// Sessions it was used in (each counted once): what co-occurrence rates are shares of.
+    pub sessions: u64,
 }
 
 impl CommandStats {
@@ -78,6 +80,67 @@ impl CommandStats {
             0.0
         } else {
             (self.successes as f64 / self.calls as f64) as f32
+        }
+    }
+}
+
+/// How much of a command an agent looked at: a name in a listing, a summary (afd-discover's
+/// default), or the full definition with its schema (afd-detail, afd-discover `full`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccessLevel {
+    /// Its name.
+    Name,
+    /// Its name, summary and category.
+    Summary,
+    /// Its whole definition and input schema.
+    Full,
+}
+
+impl AccessLevel {
+    /// The lowercase name, as stored.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AccessLevel::Name => "name",
+            AccessLevel::Summary => "summary",
+            AccessLevel::Full => "full",
+        }
+    }
+
+    /// The level named `name` (as [`as_str`](AccessLevel::as_str) gives it).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "name" => Some(AccessLevel::Name),
+            "summary" => Some(AccessLevel::Summary),
+            "full" => Some(AccessLevel::Full),
+            _ => None,
+        }
+    }
+}
+
+/// How often agents looked at one command, by level (afd-discover and afd-detail).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessCounts {
+    /// Listed by name only.
+    pub name: u64,
+    /// Listed with its summary.
+    pub summary: u64,
+    /// Read in full.
+    pub full: u64,
+}
+
+impl AccessCounts {
+    /// Every access, whatever its level.
+    pub fn total(&self) -> u64 {
+        self.name + self.summary + self.full
+    }
+
+    pub(crate) fn add(&mut self, level: AccessLevel, count: u64) {
+        match level {
+            AccessLevel::Name => self.name += count,
+            AccessLevel::Summary => self.summary += count,
+            AccessLevel::Full => self.full += count,
         }
     }
 }
@@ -411,12 +474,33 @@ impl UsageStats {
     }
 
     /// Up to `limit` commands used in the same sessions as `command`, in any order, most
-    /// shared sessions first.
+    /// shared sessions first. A suggestion's `probability` is its co-occurrence rate: the
+    /// share of the sessions that used `command` in which it was used too.
     pub fn related(&self, command: &str, limit: usize) -> Vec<Suggestion> {
         if !self.inner.enabled || limit == 0 {
             return Vec::new();
         }
         self.inner.shared.lock().model.related(command, limit)
+    }
+
+    /// Records that an agent looked at `commands` (canonical names) at `level`:
+    /// afd-discover records the commands it lists, afd-detail those it describes. Views are
+    /// counted apart from calls: they change no call count, transition or co-occurrence.
+    pub fn record_access(&self, commands: &[&str], level: AccessLevel) {
+        if !self.inner.enabled || commands.is_empty() {
+            return;
+        }
+        let mut state = self.inner.shared.lock();
+        let State { model, pending } = &mut *state;
+        model.record_access(commands, level, pending.as_mut());
+    }
+
+    /// How often agents looked at `command`, by level.
+    pub fn accesses(&self, command: &str) -> AccessCounts {
+        if !self.inner.enabled {
+            return AccessCounts::default();
+        }
+        self.inner.shared.lock().model.accesses(command)
     }
 
     /// How popular `command` is, 0.0 (never called) to 1.0 (the most called command), on a

@@ -3,7 +3,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{CommandStats, Suggestion, SuggestionSource};
+use super::{AccessCounts, AccessLevel, CommandStats, Suggestion, SuggestionSource};
 
 /// Calls of a session kept for session-level transitions.
 const HISTORY_CAP: usize = 256;
@@ -26,8 +26,10 @@ pub(super) fn from_millis(ms: i64) -> SystemTime {
 /// What changed since the last write: added to the stored counts by the writer.
 #[derive(Debug, Default)]
 pub(super) struct Delta {
-    /// Per command: (calls, successes, latest use in ms).
-    pub(super) commands: HashMap<String, (u64, u64, i64)>,
+    /// Per command: (calls, successes, latest use in ms, sessions it was first used in).
+    pub(super) commands: HashMap<String, (u64, u64, i64, u64)>,
+    /// (command, level) -> views.
+    pub(super) accesses: HashMap<(String, AccessLevel), u64>,
     /// (from, to) -> count.
     pub(super) transitions: HashMap<(String, String), u64>,
     /// (a, b) with a < b -> sessions in which both were used.
@@ -37,27 +39,42 @@ pub(super) struct Delta {
 impl Delta {
     #[cfg(feature = "usage-sqlite")]
     pub(super) fn is_empty(&self) -> bool {
-        self.commands.is_empty() && self.transitions.is_empty() && self.co_occurrence.is_empty()
+        self.commands.is_empty()
+            && self.transitions.is_empty()
+            && self.co_occurrence.is_empty()
+            && self.accesses.is_empty()
     }
 
     fn command(&mut self, command: &str, success: bool, at_ms: i64) {
-        let entry = match self.commands.get_mut(command) {
-            Some(entry) => entry,
-            None => self.commands.entry(command.to_owned()).or_default(),
-        };
+        let entry = self.entry(command);
         entry.0 += 1;
         entry.1 += u64::from(success);
         entry.2 = entry.2.max(at_ms);
     }
 
+    fn new_session(&mut self, command: &str) {
+        self.entry(command).3 += 1;
+    }
+
+    fn entry(&mut self, command: &str) -> &mut (u64, u64, i64, u64) {
+        if !self.commands.contains_key(command) {
+            self.commands.insert(command.to_owned(), (0, 0, 0, 0));
+        }
+        self.commands.get_mut(command).expect("just inserted")
+    }
+
     /// Adds `other` into `self` (used to put back a batch whose write failed).
     #[cfg(feature = "usage-sqlite")]
     pub(super) fn merge(&mut self, other: Delta) {
-        for (command, (calls, successes, last)) in other.commands {
+        for (command, (calls, successes, last, sessions)) in other.commands {
             let entry = self.commands.entry(command).or_default();
             entry.0 += calls;
             entry.1 += successes;
             entry.2 = entry.2.max(last);
+            entry.3 += sessions;
+        }
+        for (key, count) in other.accesses {
+            *self.accesses.entry(key).or_default() += count;
         }
         for (pair, count) in other.transitions {
             *self.transitions.entry(pair).or_default() += count;
@@ -75,6 +92,7 @@ pub(super) struct Snapshot {
     pub(super) commands: Vec<(String, CommandStats)>,
     pub(super) transitions: Vec<(String, String, u64)>,
     pub(super) co_occurrence: Vec<(String, String, u64)>,
+    pub(super) accesses: Vec<(String, AccessLevel, u64)>,
 }
 
 /// How the model bounds and splits sessions.
@@ -100,6 +118,7 @@ pub(super) struct Model {
     commands: HashMap<String, CommandStats>,
     transitions: HashMap<String, HashMap<String, u64>>,
     co_occurrence: HashMap<String, HashMap<String, u64>>,
+    accesses: HashMap<String, AccessCounts>,
     max_calls: u64,
     sessions: HashMap<String, Session>,
     clock: u64,
@@ -147,6 +166,7 @@ impl Model {
             commands: HashMap::new(),
             transitions: HashMap::new(),
             co_occurrence: HashMap::new(),
+            accesses: HashMap::new(),
             max_calls: 0,
             sessions: HashMap::new(),
             clock: 0,
@@ -177,6 +197,38 @@ impl Model {
                 .entry(a)
                 .or_default() += count;
         }
+        for (command, level, count) in snapshot.accesses {
+            self.accesses.entry(command).or_default().add(level, count);
+        }
+    }
+
+    /// Records views of `commands` at `level`.
+    pub(super) fn record_access(
+        &mut self,
+        commands: &[&str],
+        level: AccessLevel,
+        mut delta: Option<&mut Delta>,
+    ) {
+        for &command in commands {
+            match self.accesses.get_mut(command) {
+                Some(counts) => counts.add(level, 1),
+                None => {
+                    let mut counts = AccessCounts::default();
+                    counts.add(level, 1);
+                    self.accesses.insert(command.to_owned(), counts);
+                }
+            }
+            if let Some(delta) = delta.as_deref_mut() {
+                *delta
+                    .accesses
+                    .entry((command.to_owned(), level))
+                    .or_default() += 1;
+            }
+        }
+    }
+
+    pub(super) fn accesses(&self, command: &str) -> AccessCounts {
+        self.accesses.get(command).copied().unwrap_or_default()
     }
 
     /// Records one call; `delta`, when persisting, collects what changed.
@@ -255,6 +307,12 @@ impl Model {
                 }
             }
             state.seen.insert(command.to_owned());
+            if let Some(stats) = self.commands.get_mut(command) {
+                stats.sessions += 1;
+            }
+            if let Some(delta) = delta {
+                delta.new_session(command);
+            }
         }
         if state.history.len() == HISTORY_CAP {
             state.history.pop_front();
@@ -341,17 +399,25 @@ impl Model {
         let Some(partners) = self.co_occurrence.get(command) else {
             return Vec::new();
         };
+        // The rate is a share of the sessions that used `command` (at least the largest
+        // shared count: stores written before sessions were counted have none).
+        let max_shared = partners.values().copied().max().unwrap_or(0);
+        let sessions = self
+            .commands
+            .get(command)
+            .map_or(0, |stats| stats.sessions)
+            .max(max_shared);
         let mut suggestions = ranked(
             partners
                 .iter()
                 .map(|(other, count)| (other.as_str(), *count))
                 .collect(),
             SuggestionSource::CoOccurrence,
-            |_, count, _| {
-                let sessions = if count == 1 { "session" } else { "sessions" };
-                format!("used in the same session as '{command}' in {count} {sessions}")
-            },
+            |_, count, _| format!("used in {count} of {sessions} sessions that used '{command}'"),
         );
+        for suggestion in &mut suggestions {
+            suggestion.probability = (suggestion.count as f64 / sessions.max(1) as f64) as f32;
+        }
         suggestions.truncate(limit);
         suggestions
     }

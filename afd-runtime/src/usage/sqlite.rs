@@ -1,10 +1,13 @@
 //! The SQLite store of usage statistics and its background writer.
 //!
-//! Schema version 1 (`PRAGMA user_version`), in WAL mode:
+//! Schema version 2 (`PRAGMA user_version`), in WAL mode:
 //!
-//! - `command_usage(command, calls, successes, last_used_ms)`;
+//! - `command_usage(command, calls, successes, last_used_ms, sessions)`;
 //! - `transitions(from_command, to_command, count)`;
-//! - `co_occurrence(command_a, command_b, count)`, with `command_a < command_b`.
+//! - `co_occurrence(command_a, command_b, count)`, with `command_a < command_b`;
+//! - `command_access(command, level, count)`: views by afd-discover and afd-detail.
+//!
+//! Version 1 (without `sessions` and `command_access`) is migrated in place at open.
 //!
 //! Writes add deltas (`calls = calls + excluded.calls`), so several processes sharing one
 //! file add up rather than overwrite each other.
@@ -19,10 +22,10 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior, params};
 
 use super::model::{Delta, Snapshot, from_millis};
-use super::{CommandStats, Shared, UsageError};
+use super::{AccessLevel, CommandStats, Shared, UsageError};
 
 /// The schema this code writes.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 /// How long opening waits for a database another connection holds.
 const OPEN_BUSY_TIMEOUT: Duration = Duration::from_millis(250);
 /// How long a background write waits for a database another connection holds.
@@ -48,6 +51,17 @@ CREATE TABLE IF NOT EXISTS co_occurrence (
     command_b TEXT NOT NULL,
     count INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (command_a, command_b)
+) WITHOUT ROWID;
+";
+
+/// What version 2 adds: the sessions each command was used in, and views.
+const SCHEMA_V2: &str = "
+ALTER TABLE command_usage ADD COLUMN sessions INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE IF NOT EXISTS command_access (
+    command TEXT NOT NULL,
+    level TEXT NOT NULL,
+    count INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (command, level)
 ) WITHOUT ROWID;
 ";
 
@@ -102,16 +116,32 @@ impl SqliteStore {
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         {
             let mut commands = tx.prepare_cached(
-                "INSERT INTO command_usage (command, calls, successes, last_used_ms)
-                 VALUES (?1, ?2, ?3, ?4)
+                "INSERT INTO command_usage (command, calls, successes, last_used_ms, sessions)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT (command) DO UPDATE SET
                      calls = calls + excluded.calls,
                      successes = successes + excluded.successes,
                      last_used_ms = max(coalesce(last_used_ms, excluded.last_used_ms),
-                                        excluded.last_used_ms)",
+                                        excluded.last_used_ms),
+                     sessions = sessions + excluded.sessions",
             )?;
-            for (command, (calls, successes, last)) in &delta.commands {
-                commands.execute(params![command, to_i64(*calls), to_i64(*successes), last])?;
+            for (command, (calls, successes, last, sessions)) in &delta.commands {
+                // A command only viewed or only counted for a session has no call time.
+                let last = (*last > 0).then_some(*last);
+                commands.execute(params![
+                    command,
+                    to_i64(*calls),
+                    to_i64(*successes),
+                    last,
+                    to_i64(*sessions)
+                ])?;
+            }
+            let mut accesses = tx.prepare_cached(
+                "INSERT INTO command_access (command, level, count) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (command, level) DO UPDATE SET count = count + excluded.count",
+            )?;
+            for ((command, level), count) in &delta.accesses {
+                accesses.execute(params![command, level.as_str(), to_i64(*count)])?;
             }
             let mut transitions = tx.prepare_cached(
                 "INSERT INTO transitions (from_command, to_command, count) VALUES (?1, ?2, ?3)
@@ -145,7 +175,10 @@ fn migrate(conn: &mut Connection) -> Result<(), OpenError> {
     if version < 1 {
         tx.execute_batch(SCHEMA_V1)?;
     }
-    // Later versions: `if version < 2 { ... }`, each step in this transaction.
+    if version < 2 {
+        tx.execute_batch(SCHEMA_V2)?;
+    }
+    // Later versions: `if version < 3 { ... }`, each step in this transaction.
     if version != SCHEMA_VERSION {
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
@@ -155,8 +188,8 @@ fn migrate(conn: &mut Connection) -> Result<(), OpenError> {
 
 fn load(conn: &Connection) -> rusqlite::Result<Snapshot> {
     let mut snapshot = Snapshot::default();
-    let mut stmt =
-        conn.prepare("SELECT command, calls, successes, last_used_ms FROM command_usage")?;
+    let mut stmt = conn
+        .prepare("SELECT command, calls, successes, last_used_ms, sessions FROM command_usage")?;
     let rows = stmt.query_map([], |row| {
         let last: Option<i64> = row.get(3)?;
         Ok((
@@ -165,6 +198,7 @@ fn load(conn: &Connection) -> rusqlite::Result<Snapshot> {
                 calls: to_u64(row.get(1)?),
                 successes: to_u64(row.get(2)?),
                 last_used: last.map(from_millis),
+                sessions: to_u64(row.get(4)?),
             },
         ))
     })?;
@@ -184,6 +218,21 @@ fn load(conn: &Connection) -> rusqlite::Result<Snapshot> {
     })?;
     for row in rows {
         snapshot.co_occurrence.push(row?);
+    }
+    let mut stmt = conn.prepare("SELECT command, level, count FROM command_access")?;
+    let rows = stmt.query_map([], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            to_u64(row.get(2)?),
+        ))
+    })?;
+    for row in rows {
+        let (command, level, count) = row?;
+        // A level a later version added is skipped, not an error.
+        if let Some(level) = AccessLevel::from_name(&level) {
+            snapshot.accesses.push((command, level, count));
+        }
     }
     Ok(snapshot)
 }
@@ -319,6 +368,50 @@ mod tests {
         ));
         let _ = fs::remove_dir_all(&dir);
         dir
+    }
+
+    #[test]
+    fn a_version_1_store_is_migrated_in_place() {
+        let dir = temp_dir("migrate");
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("usage.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA_V1).unwrap();
+            conn.execute(
+                "INSERT INTO command_usage (command, calls, successes, last_used_ms) VALUES ('a', 4, 3, 1000)",
+                [],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO co_occurrence (command_a, command_b, count) VALUES ('a', 'b', 2)",
+                [],
+            )
+            .unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+        }
+        {
+            let usage = UsageStats::open(&path);
+            assert!(usage.is_persistent());
+            let stats = usage.stats("a").unwrap();
+            assert_eq!((stats.calls, stats.successes, stats.sessions), (4, 3, 0));
+            // Without session counts, the rate is a share of the largest shared count.
+            assert_eq!(usage.related("a", 3)[0].probability, 1.0);
+            usage.record_access(&["a", "b"], super::super::AccessLevel::Full);
+            usage.record("s", "a", SystemTime::now(), true);
+            usage.flush().unwrap();
+        }
+        let usage = UsageStats::open(&path);
+        assert_eq!(usage.accesses("a").full, 1);
+        assert_eq!(usage.accesses("b").full, 1);
+        assert_eq!(usage.stats("a").unwrap().sessions, 1);
+        assert_eq!(usage.stats("a").unwrap().calls, 5);
+        let conn = Connection::open(&path).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, 2);
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -16,6 +16,7 @@ struct OrderRef {
     mutation,
     destructive,
     idempotent,
+    open_world,
     confirm_prompt = "This will cancel order {orderId}. Continue?",
     execution_time = "long-running",
     errors("NOT_FOUND", "INVALID_STATE"),
@@ -36,5 +37,6 @@ fn main() {
     assert_eq!(def.name(), "order-cancel");
     assert_eq!(def.category(), "orders");
     assert!(def.is_destructive() && def.is_idempotent() && def.is_handoff() && def.is_eager());
+    assert!(def.is_open_world());
     assert!(!def.expose().allows_cli() && !def.expose().allows_palette());
 }
