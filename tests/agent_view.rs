@@ -490,3 +490,40 @@ async fn suggested_next_names_up_to_five_commands() {
         5
     );
 }
+
+// ---- the limits let the built-in tools through ------------------------------------------
+
+#[tokio::test]
+async fn a_batch_under_a_concurrency_limit_of_one_runs_its_commands() {
+    use afd_runtime::middleware::{ConcurrencyLimitLayer, RateLimitLayer};
+    use std::time::Duration;
+
+    // Were the batch counted, it would hold the only slot while its commands wait for it.
+    let client = Client::connect(
+        McpServer::builder(Registry::global())
+            .strategy(Strategy::Lazy)
+            .dispatch(|d| {
+                d.layer(ConcurrencyLimitLayer::new(1))
+                    .layer(RateLimitLayer::new(2, Duration::from_secs(3600)))
+            })
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let batch = tokio::time::timeout(
+        Duration::from_secs(30),
+        client.call(
+            "afd-batch",
+            json!({"commands": [{"command": "order-list"}, {"command": "order-list"}]}),
+        ),
+    )
+    .await
+    .expect("the batch finishes");
+    assert_eq!(batch["summary"]["successCount"], 2, "{batch}");
+    // The rate limit counted the two commands, not the batch: the next command is refused,
+    // a discover is not.
+    let third = client.call("afd-call", json!({"command": "order-list"})).await;
+    assert_eq!(third["error"]["code"], "RATE_LIMITED");
+    let discover = client.call("afd-discover", json!({"search": "order"})).await;
+    assert_eq!(discover["success"], true);
+}
