@@ -522,8 +522,12 @@ async fn a_batch_under_a_concurrency_limit_of_one_runs_its_commands() {
     assert_eq!(batch["summary"]["successCount"], 2, "{batch}");
     // The rate limit counted the two commands, not the batch: the next command is refused,
     // a discover is not.
-    let third = client.call("afd-call", json!({"command": "order-list"})).await;
+    let third = client
+        .call("afd-call", json!({"command": "order-list"}))
+        .await;
     assert_eq!(third["error"]["code"], "RATE_LIMITED");
-    let discover = client.call("afd-discover", json!({"search": "order"})).await;
+    let discover = client
+        .call("afd-discover", json!({"search": "order"}))
+        .await;
     assert_eq!(discover["success"], true);
 }

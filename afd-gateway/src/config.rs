@@ -106,6 +106,10 @@ pub struct GatewaySettings {
     /// Every server read-only: no tool that may change state is callable.
     #[serde(default)]
     pub read_only: bool,
+    /// Start in the background the server of the tool most likely called next, from
+    /// usage statistics (default on; `false` turns it off).
+    #[serde(default)]
+    pub predictive_start: Option<bool>,
 }
 
 /// How to reach one upstream server, and the gateway's rules for it.

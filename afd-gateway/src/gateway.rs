@@ -45,6 +45,7 @@ pub struct Gateway {
     current: RwLock<McpServer>,
     peers: Mutex<Vec<Peer<RoleServer>>>,
     rebuilds: std::sync::atomic::AtomicUsize,
+    predictive_start: bool,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -150,6 +151,7 @@ impl Gateway {
             current: RwLock::new(placeholder),
             peers: Mutex::new(Vec::new()),
             rebuilds: Default::default(),
+            predictive_start: config.gateway.predictive_start.unwrap_or(true),
         });
         gateway.rebuild()?;
         Ok((gateway, receiver))
@@ -171,6 +173,12 @@ impl Gateway {
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
+    }
+
+    /// Whether the server of the tool predicted next is started in the background
+    /// ([`Gateway::start_predicted`]).
+    pub fn predictive_start(&self) -> bool {
+        self.predictive_start
     }
 
     /// How many times the catalog was built.
@@ -498,6 +506,21 @@ impl ServerHandler for GatewayServer {
         {
             arguments.entry("category").or_insert(server);
         }
-        self.current().call_tool(request, context).await
+        // The tool a command call runs, directly or through afd-call.
+        let called = if request.name == afd_runtime::mcp::CALL {
+            request
+                .arguments
+                .as_ref()
+                .and_then(|arguments| arguments.get("command"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        } else {
+            Some(request.name.to_string())
+        };
+        let response = self.current().call_tool(request, context).await;
+        if let Some(called) = called {
+            self.gateway.start_predicted(&called);
+        }
+        response
     }
 }

@@ -76,8 +76,12 @@ struct Harness {
 }
 
 async fn start(config: Value, warm: bool) -> Harness {
+    start_with(config, warm, Options::default()).await
+}
+
+async fn start_with(config: Value, warm: bool, options: Options) -> Harness {
     let config = Config::parse(&config.to_string()).expect("a valid configuration");
-    let (gateway, events) = Gateway::new(&config, Options::default()).expect("the gateway builds");
+    let (gateway, events) = Gateway::new(&config, options).expect("the gateway builds");
     tokio::spawn(gateway.clone().run_events(events));
     if warm {
         gateway.warm();
@@ -792,5 +796,68 @@ async fn configured_contexts_scope_upstream_tools() {
     assert_eq!(exited["success"], true, "{exited}");
     let echo = h.afd_call("faulty.echo", json!({"message": "back"})).await;
     assert_eq!(echo["success"], true, "{echo}");
+    h.gateway.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_server_predicted_next_is_started_in_the_background() {
+    use afd_runtime::usage::UsageStats;
+
+    let cache = temp_dir("predict");
+    let servers = json!({"todo": todo_stdio(), "notes": todo_stdio()});
+    let config = json!({"mcpServers": servers, "gateway": {"cacheDir": cache}});
+    {
+        let h = start(config.clone(), true).await;
+        h.wait_for_tools("todo").await;
+        h.wait_for_tools("notes").await;
+        // Both lists are cached (each after its own catalog rebuild) before the next start.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !(cache.join("todo.json").exists() && cache.join("notes.json").exists()) {
+            assert!(
+                Instant::now() < deadline,
+                "the tool lists were never cached"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        h.gateway.shutdown();
+    }
+    // Earlier sessions listed todos in one server, then in the other.
+    let usage = UsageStats::in_memory();
+    for session in ["a", "b", "c"] {
+        usage.record_now(session, "todo.todo-list", true);
+        usage.record_now(session, "notes.todo-list", true);
+    }
+    let options = Options {
+        usage: Some(usage.clone()),
+        ..Options::default()
+    };
+    let h = start_with(config.clone(), false, options).await;
+    let notes = h.gateway.upstream("notes").unwrap().clone();
+    assert_eq!(notes.starts(), 0);
+    let listed = h.afd_call("todo.todo-list", json!({})).await;
+    assert_eq!(listed["success"], true, "{listed}");
+    // Not called, but predicted: it starts on its own.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while notes.starts() == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the predicted server never started"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    h.gateway.shutdown();
+
+    // Switched off: nothing is predicted.
+    let mut off = config;
+    off["gateway"]["predictiveStart"] = json!(false);
+    let options = Options {
+        usage: Some(usage),
+        ..Options::default()
+    };
+    let h = start_with(off, false, options).await;
+    let listed = h.afd_call("todo.todo-list", json!({})).await;
+    assert_eq!(listed["success"], true, "{listed}");
+    assert_eq!(h.gateway.start_predicted("todo.todo-list"), None);
+    assert_eq!(h.gateway.upstream("notes").unwrap().starts(), 0);
     h.gateway.shutdown();
 }
