@@ -17,15 +17,18 @@
 //!   on a task of its own, cancellable with `notifications/cancelled`;
 //! - a line rmcp would drop or answer without its id (not JSON, invalid UTF-8, nested
 //!   deeper than serde_json reads, longer than rmcp reads, not a JSON-RPC 2.0 request
-//!   object) is answered here with a JSON-RPC error, bearing the request's id where it can
-//!   be read (the `malformed` module); this is looked at only for lines the front's own
-//!   parse refused;
+//!   object, params that do not fit the method) is answered here with a JSON-RPC error,
+//!   bearing the request's id where it can be read (the `malformed` module); this is looked
+//!   at only for lines the front's own parse refused. A line longer than rmcp reads is
+//!   answered as soon as the limit is passed, and the rest of it skipped unread (the `lines`
+//!   module), so no line costs more memory than the limit;
 //! - every other message (the handshake, listings, resources, pings, calls this front does
 //!   not take) goes to rmcp unchanged through an in-memory pipe, and rmcp's output is
 //!   copied back line by line.
 //!
 //! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
 
+mod lines;
 pub(super) mod malformed;
 mod order;
 mod wire;
@@ -44,6 +47,8 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _,
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use self::lines::Line;
+use self::malformed::Refused;
 use self::order::{Counted, Order};
 use self::wire::{CallParams, CallRequest, Envelope, InitializeResponse};
 use super::call::{PROGRESS_TOKEN, ToolCall};
@@ -174,10 +179,26 @@ impl McpServer {
         let mut taking: Option<Peer<RoleServer>> = None;
         let fast = !self.inner.session_tools;
         loop {
-            line.clear();
-            match reader.read_until(b'\n', &mut line).await {
-                Ok(0) => break,
-                Ok(_) => {}
+            match lines::read_line(&mut reader, &mut line, malformed::MAX_LINE_BYTES).await {
+                Ok(Line::End) => break,
+                Ok(Line::Whole) => {}
+                Ok(Line::TooLong) => {
+                    // Answered at once, before the rest of the line arrives; the rest is
+                    // skipped as it does.
+                    out.extend_from_slice(&malformed::too_long(&line));
+                    if !write_lines(&writer, &out).await {
+                        break;
+                    }
+                    out.clear();
+                    match lines::skip_line(&mut reader).await {
+                        Ok(true) => continue,
+                        Ok(false) => break,
+                        Err(error) => {
+                            tracing::debug!(%error, "could not read the client's stream");
+                            break;
+                        }
+                    }
+                }
                 Err(error) => {
                     tracing::debug!(%error, "could not read the client's stream");
                     break;
@@ -235,12 +256,17 @@ impl McpServer {
                 None => {
                     // A line that is not a message rmcp reads is answered here: rmcp would
                     // drop it, or answer it without its id.
-                    if let Some(answer) = malformed::too_long(&line) {
-                        out.extend_from_slice(&answer);
-                    } else if !observe(&line, &handshake, &in_flight)
+                    if !observe(&line, &handshake, &in_flight)
                         && let Some(answer) = malformed::answer(&line)
                     {
                         out.extend_from_slice(&answer);
+                    } else if let Some(refused) = malformed::refused(&line) {
+                        match refused {
+                            Refused::Request(error) => out.extend_from_slice(&error.to_line()),
+                            Refused::Notification(why) => {
+                                tracing::warn!(%why, "a notification the server cannot read");
+                            }
+                        }
                     } else if let Err(error) = to_rmcp.write_all(&line).await {
                         tracing::debug!(%error, "rmcp's side of the pipe closed");
                         break;
