@@ -37,7 +37,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 
 use futures_util::FutureExt as _;
@@ -132,7 +132,10 @@ impl McpServer {
         let handshaken = handshake.clone();
         let rmcp = tokio::spawn(async move {
             let running = handler.serve(theirs).await?;
-            handshaken.lock().expect("handshake lock").peer = Some(running.peer().clone());
+            handshaken
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .peer = Some(running.peer().clone());
             running.waiting().await?;
             Ok::<(), BoxError>(())
         });
@@ -205,7 +208,7 @@ impl McpServer {
                 }
             }
             if fast && taking.is_none() {
-                let handshake = handshake.lock().expect("handshake lock");
+                let handshake = handshake.lock().unwrap_or_else(PoisonError::into_inner);
                 if handshake.ready() {
                     taking.clone_from(&handshake.peer);
                 }
@@ -239,13 +242,16 @@ impl McpServer {
                         let key = id.to_string();
                         in_flight
                             .lock()
-                            .expect("in-flight lock")
+                            .unwrap_or_else(PoisonError::into_inner)
                             .insert(key.clone(), token.clone());
                         let writer = writer.clone();
                         let in_flight = in_flight.clone();
                         tasks.spawn(async move {
                             let answer = future.await;
-                            in_flight.lock().expect("in-flight lock").remove(&key);
+                            in_flight
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .remove(&key);
                             // A cancelled request gets no response (the MCP spec, and rmcp).
                             if !token.is_cancelled() {
                                 write_lines(&writer, &answer).await;
@@ -385,11 +391,14 @@ fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) -> b
     }
     match message.method.as_deref() {
         Some("initialize") => {
-            let mut handshake = handshake.lock().expect("handshake lock");
+            let mut handshake = handshake.lock().unwrap_or_else(PoisonError::into_inner);
             handshake.initialize_id = message.id;
         }
         Some("notifications/initialized") => {
-            handshake.lock().expect("handshake lock").initialized = true;
+            handshake
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .initialized = true;
         }
         Some("notifications/cancelled") => {
             let request = message
@@ -398,7 +407,10 @@ fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) -> b
                 .and_then(|params| params.get("requestId"))
                 .map(Value::to_string);
             if let Some(request) = request
-                && let Some(token) = in_flight.lock().expect("in-flight lock").remove(&request)
+                && let Some(token) = in_flight
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&request)
             {
                 token.cancel();
             }
@@ -478,7 +490,7 @@ where
 
 /// Records the version of rmcp's answer to `initialize`; true once it has.
 fn note_version(line: &[u8], handshake: &Mutex<Handshake>) -> bool {
-    let mut handshake = handshake.lock().expect("handshake lock");
+    let mut handshake = handshake.lock().unwrap_or_else(PoisonError::into_inner);
     let Some(id) = handshake.initialize_id.as_ref() else {
         return false;
     };
