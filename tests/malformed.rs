@@ -171,6 +171,82 @@ fn cases() -> Vec<Case> {
             says: "jsonrpc",
         },
         Case {
+            name: "tools/call with params that are a number",
+            line: br#"{"jsonrpc":"2.0","id":40,"method":"tools/call","params":5}"#.to_vec(),
+            code: -32602,
+            id: json!(40),
+            says: "Invalid params for `tools/call`",
+        },
+        Case {
+            name: "tools/call with a name that is a number",
+            line: br#"{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":7}}"#
+                .to_vec(),
+            code: -32602,
+            id: json!(41),
+            says: "name",
+        },
+        Case {
+            name: "tools/call without a name",
+            line: br#"{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"arguments":{}}}"#
+                .to_vec(),
+            code: -32602,
+            id: json!(15),
+            says: "missing field `name`",
+        },
+        Case {
+            name: "tools/call with arguments that are an array",
+            line: br#"{"jsonrpc":"2.0","id":"args","method":"tools/call","params":{"name":"afd-call","arguments":[1]}}"#
+                .to_vec(),
+            code: -32602,
+            id: json!("args"),
+            says: "arguments",
+        },
+        Case {
+            name: "tools/call without params",
+            line: br#"{"jsonrpc":"2.0","id":42,"method":"tools/call"}"#.to_vec(),
+            code: -32602,
+            id: json!(42),
+            says: "params",
+        },
+        Case {
+            name: "initialize with params that are a string",
+            line: br#"{"jsonrpc":"2.0","id":43,"method":"initialize","params":"2025-11-25"}"#
+                .to_vec(),
+            code: -32602,
+            id: json!(43),
+            says: "Invalid params for `initialize`",
+        },
+        Case {
+            name: "initialize with a protocol version that is a number",
+            line: br#"{"jsonrpc":"2.0","id":44,"method":"initialize","params":{"protocolVersion":5,"capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#
+                .to_vec(),
+            code: -32602,
+            id: json!(44),
+            says: "protocolVersion",
+        },
+        Case {
+            name: "resources/read with a uri that is a number",
+            line: br#"{"jsonrpc":"2.0","id":45,"method":"resources/read","params":{"uri":5}}"#
+                .to_vec(),
+            code: -32602,
+            id: json!(45),
+            says: "uri",
+        },
+        Case {
+            name: "an unknown method with params that are a number",
+            line: br#"{"jsonrpc":"2.0","id":46,"method":"no/such","params":5}"#.to_vec(),
+            code: -32601,
+            id: json!(46),
+            says: "no/such",
+        },
+        Case {
+            name: "an id that is a boolean",
+            line: br#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#.to_vec(),
+            code: -32600,
+            id: Value::Null,
+            says: "string or a number",
+        },
+        Case {
             name: "a request on JSON-RPC 1.0",
             line: br#"{"jsonrpc":"1.0","id":"old","method":"ping"}"#.to_vec(),
             code: -32600,
@@ -287,6 +363,49 @@ async fn stdio_a_line_over_the_length_limit_is_answered_with_its_id() {
 }
 
 #[tokio::test]
+async fn stdio_a_line_over_the_limit_is_answered_before_its_end_arrives() {
+    let limit = 16 * 1024 * 1024;
+    let mut client = Raw::start();
+    client.initialize().await;
+    // The first bytes past the limit, and no newline yet: the answer cannot wait for it.
+    let start = format!(
+        r#"{{"jsonrpc":"2.0","id":"long","method":"resources/read","params":{{"uri":"{}"#,
+        "x".repeat(limit)
+    );
+    client.write.write_all(start.as_bytes()).await.unwrap();
+    let answer = client.next().await;
+    assert_eq!(answer["id"], "long", "{answer}");
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert_eq!(answer["error"]["data"]["limitBytes"], limit, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(&limit.to_string()), "{answer}");
+    // The rest of the line, as long again, is skipped; the next line is served.
+    client
+        .write
+        .write_all("y".repeat(limit).as_bytes())
+        .await
+        .unwrap();
+    client.send_line(br#""}}"#).await;
+    client.echoes(32).await;
+}
+
+#[tokio::test]
+async fn stdio_a_notification_whose_params_do_not_fit_is_not_answered() {
+    let mut client = Raw::start();
+    client.initialize().await;
+    client
+        .send_line(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#)
+        .await;
+    client
+        .send_line(
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":"x"}}"#,
+        )
+        .await;
+    // The next answer is the call's.
+    client.echoes(33).await;
+}
+
+#[tokio::test]
 async fn stdio_an_unknown_method_is_answered_with_its_id() {
     let mut client = Raw::start();
     client.initialize().await;
@@ -394,6 +513,23 @@ async fn http_answers_malformed_bodies_with_400_and_a_json_rpc_error() {
         let answer: Value = serde_json::from_str(&body).expect("a JSON body");
         assert_error(case, &answer);
     }
+    http_still_serves(addr).await;
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn http_answers_a_notification_whose_params_do_not_fit_with_400() {
+    let (handle, addr) = http_server().await;
+    let (status, _, body) = post(
+        addr,
+        "application/json",
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#.to_vec(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let answer: Value = serde_json::from_str(&body).expect("a JSON body");
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
     http_still_serves(addr).await;
     handle.shutdown().await;
 }

@@ -272,7 +272,8 @@ fn script() -> Vec<Value> {
                           "_meta": {"progressToken": "p1"}}}),
         json!({"jsonrpc": "2.0", "id": 14, "method": "tools/call",
                "params": {"name": "afd-call"}}),
-        json!({"jsonrpc": "2.0", "id": 15, "method": "tools/call", "params": {"arguments": {}}}),
+        // (A call without a name is answered by the front, where rmcp says the method is
+        // not found: tests/malformed.rs.)
         json!({"jsonrpc": "2.0", "id": 16, "method": "ping"}),
         json!({"jsonrpc": "2.0", "id": 17, "method": "tools/list"}),
         json!({"jsonrpc": "2.0", "id": "s-18", "method": "tools/call",
@@ -348,7 +349,6 @@ async fn the_front_answers_exactly_as_rmcp_does() {
         );
         assert_eq!(answer(json!(11))["result"]["structuredContent"]["data"], 5);
         assert_eq!(answer(json!(14))["result"]["isError"], true, "no arguments");
-        assert!(answer(json!(15)).get("error").is_some(), "no name");
         assert!(answer(json!(17))["result"]["tools"].is_array());
         assert_eq!(
             answer(json!("s-18"))["result"]["structuredContent"]["data"],

@@ -1,7 +1,8 @@
 //! The gateway: upstream servers behind one afd-runtime MCP server. The served catalog is
 //! rebuilt whenever an upstream's tool list changes, and swapped in under connected
 //! clients (who get `notifications/tools/list_changed`); sessions and usage statistics
-//! carry over.
+//! carry over. A request that needs a server whose tools are not known yet waits for it
+//! (the `pending` module).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, RwLock};
@@ -22,6 +23,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use crate::cache::Cache;
 use crate::catalog::{Interner, server_description, tool_id};
 use crate::config::{Config, ContextConfig, refusal};
+use crate::pending;
 use crate::upstream::{Event, Upstream};
 
 /// Options the command line adds to the configuration.
@@ -506,6 +508,26 @@ impl ServerHandler for GatewayServer {
         {
             arguments.entry("category").or_insert(server);
         }
+        // Servers whose tools are not known yet are waited for (each within its start
+        // timeout, or until the client cancels) before the catalog answers.
+        let upstreams = &self.gateway.upstreams;
+        let needed = pending::needed(
+            upstreams,
+            self.gateway.server().dispatcher().registry(),
+            &request.name,
+            request.arguments.as_ref(),
+        );
+        if !needed.is_empty() {
+            let started = tokio::select! {
+                started = pending::wait_for(&needed) => started,
+                () = context.ct.cancelled() => false,
+            };
+            if started && let Err(error) = self.gateway.rebuild() {
+                tracing::error!(%error, "rebuilding the catalog failed");
+            }
+        }
+        let listing =
+            request.name == afd_runtime::mcp::DISCOVER || request.name == afd_runtime::mcp::DETAIL;
         // The tool a command call runs, directly or through afd-call.
         let called = if request.name == afd_runtime::mcp::CALL {
             request
@@ -517,10 +539,18 @@ impl ServerHandler for GatewayServer {
         } else {
             Some(request.name.to_string())
         };
-        let response = self.current().call_tool(request, context).await;
+        let mut response = self.current().call_tool(request, context).await?;
         if let Some(called) = called {
             self.gateway.start_predicted(&called);
         }
-        response
+        if let CallToolResponse::Complete(result) = &mut response {
+            let unlisted = if listing {
+                pending::unlisted(upstreams)
+            } else {
+                pending::not_running(&needed)
+            };
+            pending::annotate(result, &unlisted);
+        }
+        Ok(response)
     }
 }

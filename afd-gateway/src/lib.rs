@@ -12,6 +12,7 @@ pub mod cache;
 pub mod catalog;
 pub mod config;
 pub mod gateway;
+pub mod pending;
 pub mod predict;
 pub mod report;
 pub mod upstream;

@@ -616,25 +616,33 @@ async fn faults_stay_with_their_server() {
     h.gateway.shutdown();
 }
 
+/// The official time server's binary (`$AFD_GATEWAY_TIME_SERVER`, else `.venv`); `None`
+/// (the test is skipped, with a note) when it is missing outside CI. Under CI a missing
+/// server fails the test.
+fn time_server() -> Option<PathBuf> {
+    let binary = std::env::var_os("AFD_GATEWAY_TIME_SERVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join(".venv/bin/mcp-server-time"));
+    if binary.exists() {
+        return Some(binary);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} is missing; .ci/run installs it",
+        binary.display()
+    );
+    eprintln!(
+        "SKIPPED: {} is missing (`python3 -m venv .venv && .venv/bin/pip install mcp-server-time`); CI runs this test",
+        binary.display()
+    );
+    None
+}
+
 /// The official reference time server from PyPI (`mcp-server-time`, installed into `.venv`
 /// by `.ci/run`): a server no one here wrote.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_third_party_server_from_pypi() {
-    let binary = std::env::var_os("AFD_GATEWAY_TIME_SERVER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join(".venv/bin/mcp-server-time"));
-    if !binary.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} is missing; .ci/run installs it",
-            binary.display()
-        );
-        eprintln!(
-            "SKIPPED: {} is missing (`python3 -m venv .venv && .venv/bin/pip install mcp-server-time`); CI runs this test",
-            binary.display()
-        );
-        return;
-    }
+    let Some(binary) = time_server() else { return };
     let cache = temp_dir("time");
     let h = start(
         json!({"mcpServers": {"time": {"command": binary, "args": ["--local-timezone", "UTC"]}},
@@ -859,5 +867,211 @@ async fn the_server_predicted_next_is_started_in_the_background() {
     assert_eq!(listed["success"], true, "{listed}");
     assert_eq!(h.gateway.start_predicted("todo.todo-list"), None);
     assert_eq!(h.gateway.upstream("notes").unwrap().starts(), 0);
+    h.gateway.shutdown();
+}
+
+/// A script that sleeps `seconds` before it runs its arguments: a server slow to start.
+fn slow_start(dir: &Path, seconds: u32) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = dir.join(format!("slow-{seconds}.sh"));
+    std::fs::write(&path, format!("#!/bin/sh\nsleep {seconds}\nexec \"$@\"\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn shop_stdio() -> Value {
+    json!({"command": example("shop"), "args": ["--strategy", "individual"], "deny": ["afd-*"]})
+}
+
+/// The names of the categories (servers) an afd-discover without filters lists.
+fn categories(browse: &Value) -> Vec<String> {
+    browse["data"]["categories"]
+        .as_array()
+        .unwrap_or_else(|| panic!("categories: {browse}"))
+        .iter()
+        .filter(|c| c["count"].as_u64().unwrap_or(0) > 0)
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn unavailable_warning(answer: &Value) -> Option<String> {
+    answer["warnings"]
+        .as_array()?
+        .iter()
+        .find(|w| w["code"] == afd_gateway::pending::SERVERS_UNAVAILABLE)
+        .map(|w| w["message"].as_str().unwrap_or_default().to_owned())
+}
+
+/// Right after `initialize`, with an empty cache and both servers slow to start, the
+/// first afd-discover waits for them: the shop and the Python time server are both there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_first_discovery_waits_for_servers_still_starting() {
+    let Some(time) = time_server() else { return };
+    let dir = temp_dir("cold");
+    let slow = slow_start(&dir, 2);
+    let h = start(
+        json!({"mcpServers": {
+            "shop": {"command": slow, "args": [example("shop"), "--strategy", "individual"], "deny": ["afd-*"]},
+            "time": {"command": slow, "args": [time, "--local-timezone", "UTC"]}},
+            "gateway": {"cacheDir": dir.join("cache")}}),
+        true,
+    )
+    .await;
+    let browse = h.call("afd-discover", json!({})).await;
+    assert_eq!(browse["success"], true, "{browse}");
+    let servers = categories(&browse);
+    assert!(
+        servers.contains(&"shop".to_owned()) && servers.contains(&"time".to_owned()),
+        "{browse}"
+    );
+    assert_eq!(unavailable_warning(&browse), None, "{browse}");
+    let found = h
+        .call(
+            "afd-discover",
+            json!({"search": "convert a time between timezones"}),
+        )
+        .await;
+    assert_eq!(
+        found["data"]["commands"][0]["name"], "time.convert_time",
+        "{found}"
+    );
+    h.gateway.shutdown();
+
+    // Not warmed, a fresh cache: afd-detail and afd-call start the server they need.
+    let h = start(
+        json!({"mcpServers": {
+            "time": {"command": slow, "args": [time, "--local-timezone", "UTC"]}},
+            "gateway": {"cacheDir": dir.join("cache-2")}}),
+        false,
+    )
+    .await;
+    let detail = h
+        .call("afd-detail", json!({"command": "time.convert_time"}))
+        .await;
+    assert_eq!(detail["success"], true, "{detail}");
+    h.gateway.shutdown();
+    let h = start(
+        json!({"mcpServers": {
+            "time": {"command": slow, "args": [time, "--local-timezone", "UTC"]}},
+            "gateway": {"cacheDir": dir.join("cache-3")}}),
+        false,
+    )
+    .await;
+    let now = h
+        .afd_call("time.get_current_time", json!({"timezone": "Europe/Paris"}))
+        .await;
+    assert_eq!(now["success"], true, "{now}");
+    h.gateway.shutdown();
+}
+
+/// A server that cannot start, and one that does not finish starting within its start
+/// timeout, are named with their errors by afd-discover (browsing and search) and
+/// afd-detail; the servers that work are served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn servers_that_fail_to_start_are_named_with_their_errors() {
+    let dir = temp_dir("failed");
+    let slow = slow_start(&dir, 10);
+    let h = start(
+        json!({"mcpServers": {
+            "shop": shop_stdio(),
+            "missing": {"command": dir.join("no-such-server")},
+            "hung": {"command": slow, "args": [example("shop")], "startTimeoutMs": 500}},
+            "gateway": {"cacheDir": dir.join("cache")}}),
+        true,
+    )
+    .await;
+    let browse = h.call("afd-discover", json!({})).await;
+    assert_eq!(browse["success"], true, "{browse}");
+    assert!(categories(&browse).contains(&"shop".to_owned()), "{browse}");
+    let unavailable = browse["data"]["unavailableServers"]
+        .as_array()
+        .unwrap_or_else(|| panic!("unavailableServers: {browse}"));
+    let server = |name: &str| {
+        unavailable
+            .iter()
+            .find(|s| s["server"] == name)
+            .unwrap_or_else(|| panic!("{name} is named: {browse}"))
+            .clone()
+    };
+    let missing = server("missing");
+    assert_eq!(missing["status"], "failing", "{missing}");
+    assert!(
+        missing["error"].as_str().unwrap().contains("cannot start"),
+        "{missing}"
+    );
+    let hung = server("hung");
+    assert!(hung["error"].as_str().unwrap().contains("500 ms"), "{hung}");
+    let warning = unavailable_warning(&browse).expect("a warning");
+    assert!(
+        warning.contains("'missing'")
+            && warning.contains("'hung'")
+            && warning.contains("ask again"),
+        "{warning}"
+    );
+    let found = h
+        .call("afd-discover", json!({"search": "list products"}))
+        .await;
+    assert!(
+        found["data"]["commands"][0]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("shop."),
+        "{found}"
+    );
+    assert!(unavailable_warning(&found).is_some(), "{found}");
+    let detail = h
+        .call("afd-detail", json!({"command": "shop.product-list"}))
+        .await;
+    assert_eq!(detail["success"], true, "{detail}");
+    assert!(
+        unavailable_warning(&detail).is_some_and(|w| w.contains("'missing'")),
+        "{detail}"
+    );
+    // A call of the failed server's tool says why it cannot run.
+    let call = h.afd_call("missing.anything", json!({})).await;
+    assert_eq!(call["success"], false, "{call}");
+    assert_eq!(call["unavailableServers"][0]["server"], "missing", "{call}");
+    assert!(
+        unavailable_warning(&call).is_some_and(|w| w.contains("cannot start")),
+        "{call}"
+    );
+    h.gateway.shutdown();
+}
+
+/// A cached tool list that is out of date still shows the server (from the cache), and a
+/// call of a tool the cache does not know starts the server and runs it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stale_cache_shows_the_server_and_a_call_of_a_new_tool_waits_for_it() {
+    let dir = temp_dir("stale");
+    let cache = dir.join("cache");
+    let config = json!({"mcpServers": {"shop": shop_stdio()}, "gateway": {"cacheDir": cache}});
+    let parsed = Config::parse(&config.to_string()).unwrap();
+    let stale = afd_gateway::cache::ToolList {
+        fingerprint: parsed.servers["shop"].fingerprint(),
+        server_name: Some("shop".to_owned()),
+        server_version: Some("0.0.1".to_owned()),
+        instructions: None,
+        tools: vec![
+            serde_json::from_value(json!({
+                "name": "retired-report", "description": "A report the shop no longer has.",
+                "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}
+            }))
+            .unwrap(),
+        ],
+    };
+    afd_gateway::cache::Cache::new(&cache).store("shop", &stale);
+    let h = start(config, true).await;
+    let shop = h.gateway.upstream("shop").unwrap().clone();
+    assert_eq!(h.discover_names("shop").await, ["shop.retired-report"]);
+    assert_eq!(shop.starts(), 0, "a cached list is served without a start");
+    let listed = h.afd_call("shop.product-list", json!({})).await;
+    assert_eq!(listed["success"], true, "{listed}");
+    assert_eq!(shop.starts(), 1);
+    let names = h.discover_names("shop").await;
+    assert!(
+        names.contains(&"shop.product-list".to_owned())
+            && !names.contains(&"shop.retired-report".to_owned()),
+        "{names:?}"
+    );
     h.gateway.shutdown();
 }

@@ -1,16 +1,18 @@
 //! The steps of one call, in order: limits on the input, lookup (with "Did you mean"
 //! suggestions and a context hint), exposure, the context gate, validation, cancellation,
-//! the middleware stack down to the handler, the deprecated-alias warning, usage
+//! the middleware stack down to the handler (a panic in either is an `INTERNAL_ERROR`), the deprecated-alias warning, usage
 //! statistics and timing. [`Registry::call`] runs the same steps with every command
 //! exposed and no middleware.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::LazyLock;
 use std::time::Instant;
 
+use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
-use super::handler::BARE_STACK;
+use super::handler::{BARE_STACK, panicked};
 use super::{CommandRequest, CommandService, Dispatcher, Limits};
 use crate::command::CommandDef;
 use crate::command_context::CommandContext;
@@ -160,12 +162,20 @@ async fn run(
         requested: (resolved.kind != NameKind::Canonical).then(|| name.into()),
         builtin: None,
     };
-    let execution = stack.clone().oneshot(request);
+    // The handler's own panics are caught beneath the stack; this catches a middleware's,
+    // so that no call (and no request of a server) ends without an answer.
+    let execution = AssertUnwindSafe(stack.clone().oneshot(request)).catch_unwind();
     let mut result = tokio::select! {
         biased;
         outcome = execution => match outcome {
-            Ok(result) => result,
-            Err(never) => match never {},
+            Ok(Ok(result)) => result,
+            Ok(Err(never)) => match never {},
+            Err(panic) => panicked(
+                entry.name(),
+                panic.as_ref(),
+                ctx.dev_mode(),
+                "the middleware stack panicked",
+            ),
         },
         () = ctx.cancelled() => CommandResult::failure(cancelled(entry.def(), true)),
     };

@@ -64,12 +64,26 @@ impl Service<CommandRequest> for HandlerService {
                 Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
                 Err(panic) => Err(panic),
             };
-            Ok(outcome.unwrap_or_else(|panic| panicked(def.name(), panic.as_ref(), dev_mode)))
+            Ok(outcome.unwrap_or_else(|panic| {
+                panicked(
+                    def.name(),
+                    panic.as_ref(),
+                    dev_mode,
+                    "command handler panicked",
+                )
+            }))
         })
     }
 }
 
-fn panicked(name: &str, panic: &(dyn Any + Send), dev_mode: bool) -> CommandResult<Value> {
+/// The `INTERNAL_ERROR` for a call of `name` that panicked (`what` says where, in the
+/// log); the panic message only in dev mode.
+pub(super) fn panicked(
+    name: &str,
+    panic: &(dyn Any + Send),
+    dev_mode: bool,
+    what: &'static str,
+) -> CommandResult<Value> {
     let reason = if let Some(text) = panic.downcast_ref::<&str>() {
         (*text).to_owned()
     } else if let Some(text) = panic.downcast_ref::<String>() {
@@ -77,7 +91,7 @@ fn panicked(name: &str, panic: &(dyn Any + Send), dev_mode: bool) -> CommandResu
     } else {
         "non-string panic payload".to_owned()
     };
-    tracing::error!(command = name, panic = %reason, "command handler panicked");
+    tracing::error!(command = name, panic = %reason, "{what}");
     let message = if dev_mode {
         format!("Command '{name}' panicked: {reason}")
     } else {

@@ -49,6 +49,10 @@ pub(super) struct Called {
     pub(super) notified: bool,
 }
 
+/// The JSON-RPC error message (-32603) of a `tools/call` that panicked outside its
+/// handler (whose own panics are tool results).
+pub(super) const CALL_PANICKED: &str = "the tool call failed inside the server";
+
 impl McpServer {
     /// Runs a `tools/call` request: the context rmcp's handler and the stdio front both
     /// give a call, its answer, and `notifications/tools/list_changed` where `tools/list`

@@ -1,6 +1,9 @@
 //! rmcp's [`ServerHandler`] for [`McpServer`], written by hand over the catalog: server
 //! info, `tools/list`, the resources, and `tools/call` through the one call path.
 
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -10,7 +13,7 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::call::ToolCall;
+use super::call::{CALL_PANICKED, ToolCall};
 use super::listing::{encode_cursor, offset};
 use super::resources;
 use super::server::McpServer;
@@ -84,17 +87,23 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let called = self
-            .run_tool_call(ToolCall {
-                name: &request.name,
-                arguments,
-                meta: Some(&context.meta.0.0),
-                cancel: context.ct.child_token(),
-                peer: &context.peer,
-                legacy: legacy(&context),
-            })
-            .await;
-        Ok(called.answer.into_tool_result().into())
+        let call = self.run_tool_call(ToolCall {
+            name: &request.name,
+            arguments,
+            meta: Some(&context.meta.0.0),
+            cancel: context.ct.child_token(),
+            peer: &context.peer,
+            legacy: legacy(&context),
+        });
+        // A panic here would end rmcp's task for the request without an answer: answered
+        // as the stdio front answers it.
+        match AssertUnwindSafe(call).catch_unwind().await {
+            Ok(called) => Ok(called.answer.into_tool_result().into()),
+            Err(_) => {
+                tracing::error!(tool = %request.name, "a tools/call panicked outside its handler");
+                Err(ErrorData::internal_error(CALL_PANICKED, None))
+            }
+        }
     }
 }
 

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use tower::Service;
 
 use super::McpServer;
-use super::stream::malformed::{self, Malformed};
+use super::stream::malformed::{self, Malformed, Refused};
 
 /// The largest request body the endpoint reads (rmcp's own default, which it is given too).
 const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -207,7 +207,9 @@ fn json_content(request: &Request<Incoming>) -> bool {
 }
 
 /// A JSON POST: a body over the limit is refused from its `Content-Length` before it is
-/// read; the rest is read (up to the limit) and handed to rmcp. rmcp answers a body it
+/// read; the rest is read (up to the limit); a message whose params do not fit its method
+/// (or whose id is not a string or number) is answered 400 with the JSON-RPC error and its
+/// id; the rest is handed to rmcp. rmcp answers a body it
 /// cannot read as a message with 415 and a plain-text serde message; that becomes 400 with
 /// the JSON-RPC error that says what is wrong (parse error, nesting over the limit,
 /// invalid request) and the request's id where it can be read.
@@ -247,6 +249,19 @@ async fn post(
             return plain(StatusCode::BAD_REQUEST, "could not read the request body");
         }
     };
+    // A message rmcp would take for another method, or answer without its id.
+    if let Some(refused) = malformed::refused(&bytes) {
+        let error = match refused {
+            Refused::Request(error) => error,
+            Refused::Notification(why) => Malformed {
+                id: serde_json::Value::Null,
+                code: rmcp::model::ErrorCode::INVALID_PARAMS,
+                message: format!("Invalid notification: {why}"),
+                data: None,
+            },
+        };
+        return json_error(StatusCode::BAD_REQUEST, &error);
+    }
     let request = Request::from_parts(parts, Full::new(bytes.clone()));
     let Ok(response) = service.call(request).await;
     if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {

@@ -17,15 +17,18 @@
 //!   on a task of its own, cancellable with `notifications/cancelled`;
 //! - a line rmcp would drop or answer without its id (not JSON, invalid UTF-8, nested
 //!   deeper than serde_json reads, longer than rmcp reads, not a JSON-RPC 2.0 request
-//!   object) is answered here with a JSON-RPC error, bearing the request's id where it can
-//!   be read (the `malformed` module); this is looked at only for lines the front's own
-//!   parse refused;
+//!   object, params that do not fit the method) is answered here with a JSON-RPC error,
+//!   bearing the request's id where it can be read (the `malformed` module); this is looked
+//!   at only for lines the front's own parse refused. A line longer than rmcp reads is
+//!   answered as soon as the limit is passed, and the rest of it skipped unread (the `lines`
+//!   module), so no line costs more memory than the limit;
 //! - every other message (the handshake, listings, resources, pings, calls this front does
 //!   not take) goes to rmcp unchanged through an in-memory pipe, and rmcp's output is
 //!   copied back line by line.
 //!
 //! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
 
+mod lines;
 pub(super) mod malformed;
 mod order;
 mod wire;
@@ -34,7 +37,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 
 use futures_util::FutureExt as _;
@@ -44,6 +47,8 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _,
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use self::lines::Line;
+use self::malformed::Refused;
 use self::order::{Counted, Order};
 use self::wire::{CallParams, CallRequest, Envelope, InitializeResponse};
 use super::call::{PROGRESS_TOKEN, ToolCall};
@@ -127,7 +132,10 @@ impl McpServer {
         let handshaken = handshake.clone();
         let rmcp = tokio::spawn(async move {
             let running = handler.serve(theirs).await?;
-            handshaken.lock().expect("handshake lock").peer = Some(running.peer().clone());
+            handshaken
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .peer = Some(running.peer().clone());
             running.waiting().await?;
             Ok::<(), BoxError>(())
         });
@@ -174,17 +182,33 @@ impl McpServer {
         let mut taking: Option<Peer<RoleServer>> = None;
         let fast = !self.inner.session_tools;
         loop {
-            line.clear();
-            match reader.read_until(b'\n', &mut line).await {
-                Ok(0) => break,
-                Ok(_) => {}
+            match lines::read_line(&mut reader, &mut line, malformed::MAX_LINE_BYTES).await {
+                Ok(Line::End) => break,
+                Ok(Line::Whole) => {}
+                Ok(Line::TooLong) => {
+                    // Answered at once, before the rest of the line arrives; the rest is
+                    // skipped as it does.
+                    out.extend_from_slice(&malformed::too_long(&line));
+                    if !write_lines(&writer, &out).await {
+                        break;
+                    }
+                    out.clear();
+                    match lines::skip_line(&mut reader).await {
+                        Ok(true) => continue,
+                        Ok(false) => break,
+                        Err(error) => {
+                            tracing::debug!(%error, "could not read the client's stream");
+                            break;
+                        }
+                    }
+                }
                 Err(error) => {
                     tracing::debug!(%error, "could not read the client's stream");
                     break;
                 }
             }
             if fast && taking.is_none() {
-                let handshake = handshake.lock().expect("handshake lock");
+                let handshake = handshake.lock().unwrap_or_else(PoisonError::into_inner);
                 if handshake.ready() {
                     taking.clone_from(&handshake.peer);
                 }
@@ -218,13 +242,16 @@ impl McpServer {
                         let key = id.to_string();
                         in_flight
                             .lock()
-                            .expect("in-flight lock")
+                            .unwrap_or_else(PoisonError::into_inner)
                             .insert(key.clone(), token.clone());
                         let writer = writer.clone();
                         let in_flight = in_flight.clone();
                         tasks.spawn(async move {
                             let answer = future.await;
-                            in_flight.lock().expect("in-flight lock").remove(&key);
+                            in_flight
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .remove(&key);
                             // A cancelled request gets no response (the MCP spec, and rmcp).
                             if !token.is_cancelled() {
                                 write_lines(&writer, &answer).await;
@@ -235,12 +262,17 @@ impl McpServer {
                 None => {
                     // A line that is not a message rmcp reads is answered here: rmcp would
                     // drop it, or answer it without its id.
-                    if let Some(answer) = malformed::too_long(&line) {
-                        out.extend_from_slice(&answer);
-                    } else if !observe(&line, &handshake, &in_flight)
+                    if !observe(&line, &handshake, &in_flight)
                         && let Some(answer) = malformed::answer(&line)
                     {
                         out.extend_from_slice(&answer);
+                    } else if let Some(refused) = malformed::refused(&line) {
+                        match refused {
+                            Refused::Request(error) => out.extend_from_slice(&error.to_line()),
+                            Refused::Notification(why) => {
+                                tracing::warn!(%why, "a notification the server cannot read");
+                            }
+                        }
                     } else if let Err(error) = to_rmcp.write_all(&line).await {
                         tracing::debug!(%error, "rmcp's side of the pipe closed");
                         break;
@@ -359,11 +391,14 @@ fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) -> b
     }
     match message.method.as_deref() {
         Some("initialize") => {
-            let mut handshake = handshake.lock().expect("handshake lock");
+            let mut handshake = handshake.lock().unwrap_or_else(PoisonError::into_inner);
             handshake.initialize_id = message.id;
         }
         Some("notifications/initialized") => {
-            handshake.lock().expect("handshake lock").initialized = true;
+            handshake
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .initialized = true;
         }
         Some("notifications/cancelled") => {
             let request = message
@@ -372,7 +407,10 @@ fn observe(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) -> b
                 .and_then(|params| params.get("requestId"))
                 .map(Value::to_string);
             if let Some(request) = request
-                && let Some(token) = in_flight.lock().expect("in-flight lock").remove(&request)
+                && let Some(token) = in_flight
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&request)
             {
                 token.cancel();
             }
@@ -452,7 +490,7 @@ where
 
 /// Records the version of rmcp's answer to `initialize`; true once it has.
 fn note_version(line: &[u8], handshake: &Mutex<Handshake>) -> bool {
-    let mut handshake = handshake.lock().expect("handshake lock");
+    let mut handshake = handshake.lock().unwrap_or_else(PoisonError::into_inner);
     let Some(id) = handshake.initialize_id.as_ref() else {
         return false;
     };

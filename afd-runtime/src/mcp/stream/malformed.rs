@@ -6,8 +6,16 @@
 //! front answers these lines itself, with the request's id wherever it can be read. This
 //! runs only for lines the front's ordinary parse already refused.
 
-use rmcp::model::ErrorCode;
-use serde::Deserialize;
+use rmcp::model::{
+    CallToolRequest, CancelTaskRequest, ClientJsonRpcMessage, ClientRequest, CompleteRequest,
+    DiscoverRequest, ErrorCode, GetPromptRequest, GetSkillRequest, GetTaskRequest,
+    InitializeRequest, JsonRpcMessage, ListPromptsRequest, ListResourceTemplatesRequest,
+    ListResourcesRequest, ListSkillsRequest, ListToolsRequest, PingRequest,
+    ReadResourceDirectoryRequest, ReadResourceRequest, SubscriptionsListenRequest,
+    UpdateTaskRequest,
+};
+use serde::Deserializer as _;
+use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Value, json};
 
 use super::wire::{self, Envelope};
@@ -20,36 +28,24 @@ pub(in crate::mcp) const MAX_NESTING: usize = 127;
 /// The UTF-8 byte order mark rmcp skips at the start of a line.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Only the top-level `id`: serde_json skips the other members without building them and
-/// without a depth limit, so this still reads the id of a message nested too deep.
-#[derive(Deserialize)]
-struct IdOnly {
-    #[serde(default)]
-    id: Option<Value>,
-}
-
 /// The longest line rmcp reads (newline included); it drops a longer one without a word.
 pub(super) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
-/// The error line for a line rmcp would drop for its length, with the id if it can be
-/// read; `None` for a line rmcp reads.
-pub(super) fn too_long(line: &[u8]) -> Option<Vec<u8>> {
-    if line.len() <= MAX_LINE_BYTES {
-        return None;
-    }
-    let trimmed = line.strip_prefix(BOM).unwrap_or(line).trim_ascii();
+/// The error line for a line longer than rmcp reads, from the first [`MAX_LINE_BYTES`] of
+/// it (the rest is not read), with the id if those bytes show it.
+pub(super) fn too_long(start: &[u8]) -> Vec<u8> {
+    let start = start.strip_prefix(BOM).unwrap_or(start).trim_ascii_start();
     let error = Malformed {
-        id: readable_id(trimmed),
+        id: readable_id(start),
         code: ErrorCode::INVALID_REQUEST,
         message: format!(
-            "Request too large: the message is {} bytes, more than the {MAX_LINE_BYTES} this \
+            "Request too large: the message is longer than the {MAX_LINE_BYTES} bytes this \
              server reads in one line; send smaller arguments, or split the work into several \
-             calls",
-            line.len()
+             calls"
         ),
         data: Some(json!({"limitBytes": MAX_LINE_BYTES})),
     };
-    Some(error.to_line())
+    error.to_line()
 }
 
 /// What is wrong with a message, as the JSON-RPC error it is answered with.
@@ -159,16 +155,206 @@ pub(in crate::mcp) fn diagnose(line: &[u8]) -> Option<Malformed> {
 }
 
 /// The top-level id of an object, if it is one a response can carry (a string or number);
-/// `null` otherwise.
+/// `null` otherwise. The object may be cut short or nested too deep after its id: members
+/// before the id are skipped without being built (and without a depth limit), and reading
+/// stops at the id.
 pub(in crate::mcp) fn readable_id(line: &[u8]) -> Value {
     if line.first() != Some(&b'{') {
         return Value::Null;
     }
-    serde_json::from_slice::<IdOnly>(line)
-        .ok()
-        .and_then(|message| message.id)
-        .filter(|id| id.is_string() || id.is_number())
+    let mut id = None;
+    // The visitor stops with an error once it has the id: what is after it is not read.
+    let _ = serde_json::Deserializer::from_slice(line).deserialize_map(IdVisitor(&mut id));
+    id.filter(|id| id.is_string() || id.is_number())
         .unwrap_or(Value::Null)
+}
+
+/// Reads the members of an object up to `id`, keeping its value.
+struct IdVisitor<'a>(&'a mut Option<Value>);
+
+impl<'de> Visitor<'de> for IdVisitor<'_> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "id" {
+                *self.0 = Some(map.next_value::<Value>()?);
+                return Err(serde::de::Error::custom("the id is read"));
+            }
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(())
+    }
+}
+
+/// A message whose JSON-RPC envelope is sound but which rmcp would not read as what its
+/// method names: answered here, since rmcp would answer it without its id (or as a method
+/// it does not know).
+pub(in crate::mcp) enum Refused {
+    /// A request: answered with this error.
+    Request(Malformed),
+    /// A notification (no id): not answered, as JSON-RPC says; the reason is logged.
+    Notification(String),
+}
+
+/// Whether rmcp would refuse `line`, a JSON object whose envelope members have the right
+/// types: a request whose params do not fit its method (-32602, with the id), whose id is
+/// not a string or number (-32600, `id: null`), or that names no method rmcp knows and has
+/// params that are not an object (-32601); a notification whose params do not fit. `None`
+/// for a message rmcp reads as what it names (one parse, the one rmcp does), and for
+/// responses.
+pub(in crate::mcp) fn refused(line: &[u8]) -> Option<Refused> {
+    let line = line.strip_prefix(BOM).unwrap_or(line);
+    // Not UTF-8: `diagnose` says so (the envelope alone would read, skipping the rest).
+    std::str::from_utf8(line).ok()?;
+    match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(JsonRpcMessage::Request(request)) => match &request.request {
+            ClientRequest::CustomRequest(custom) if known(&custom.method) => {}
+            _ => return None,
+        },
+        Ok(_) => return None,
+        Err(_) => {}
+    }
+    let envelope = serde_json::from_slice::<Envelope>(line).ok()?;
+    if envelope.problem().is_some() {
+        // Not JSON-RPC 2.0, or no method: `diagnose` says so.
+        return None;
+    }
+    let method = envelope.method?;
+    let params = envelope.params.unwrap_or(Value::Null);
+    let problem = params_problem(&method, &params);
+    let Some(id) = envelope.id else {
+        let why = match problem {
+            Some(Some(why)) => format!("invalid params for `{method}`: {why}"),
+            _ => format!(
+                "the notification `{method}` (params: {}) is not one the server reads",
+                json_kind(&params)
+            ),
+        };
+        return Some(Refused::Notification(why));
+    };
+    if !(id.is_string() || id.is_number()) {
+        return Some(Refused::Request(Malformed::new(
+            Value::Null,
+            ErrorCode::INVALID_REQUEST,
+            format!(
+                "Invalid request: the id must be a string or a number, not {}",
+                json_kind(&id)
+            ),
+        )));
+    }
+    let refused = match problem {
+        Some(Some(why)) => Malformed::new(
+            id,
+            ErrorCode::INVALID_PARAMS,
+            format!(
+                "Invalid params for `{method}`: {why}; the MCP specification gives each \
+                 method's params"
+            ),
+        ),
+        Some(None) => Malformed::new(
+            id,
+            ErrorCode::INVALID_REQUEST,
+            format!("Invalid request: `{method}` is not a request the server reads"),
+        ),
+        None => Malformed::new(
+            id,
+            ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "Method not found: `{method}` (and its params are {}, where MCP has an object)",
+                json_kind(&params)
+            ),
+        ),
+    };
+    Some(Refused::Request(refused))
+}
+
+/// Whether rmcp reads `method` as one of the client requests it knows.
+fn known(method: &str) -> bool {
+    params_problem(method, &Value::Null).is_some()
+}
+
+/// For a client request rmcp knows, what is wrong with `params` (with the path to the member
+/// at fault; `None` when they fit); `None` for any other method.
+#[expect(
+    deprecated,
+    reason = "rmcp still reads the legacy logging and subscription requests of 2025-era clients"
+)]
+fn params_problem(method: &str, params: &Value) -> Option<Option<String>> {
+    /// `T` (the request) decides; `P` (its params) names the member at fault, which
+    /// rmcp's hand-written request deserialiser does not.
+    fn check<T: DeserializeOwned, P: DeserializeOwned>(
+        method: &str,
+        params: &Value,
+    ) -> Option<Option<String>> {
+        let mut request = serde_json::Map::new();
+        request.insert("method".to_owned(), Value::String(method.to_owned()));
+        if !params.is_null() {
+            request.insert("params".to_owned(), params.clone());
+        }
+        let Err(error) = serde_json::from_value::<T>(Value::Object(request)) else {
+            return Some(None);
+        };
+        if params.is_null() {
+            return Some(Some("the method needs params".to_owned()));
+        }
+        let Err(detail) = serde_path_to_error::deserialize::<_, P>(params.clone()) else {
+            return Some(Some(error.to_string()));
+        };
+        let path = detail.path().to_string();
+        let detail = detail.into_inner();
+        Some(Some(if path.is_empty() || path == "." {
+            format!("the params are {}: {detail}", json_kind(params))
+        } else {
+            format!("`{path}`: {detail}")
+        }))
+    }
+    use rmcp::model as m;
+    match method {
+        "ping" => check::<PingRequest, Value>(method, params),
+        "initialize" => check::<InitializeRequest, m::InitializeRequestParams>(method, params),
+        "server/discover" => check::<DiscoverRequest, m::DiscoverRequestParams>(method, params),
+        "completion/complete" => check::<CompleteRequest, m::CompleteRequestParams>(method, params),
+        "logging/setLevel" => {
+            check::<rmcp::model::SetLevelRequest, m::SetLevelRequestParams>(method, params)
+        }
+        "prompts/get" => check::<GetPromptRequest, m::GetPromptRequestParams>(method, params),
+        "prompts/list" => check::<ListPromptsRequest, m::PaginatedRequestParams>(method, params),
+        "resources/list" => {
+            check::<ListResourcesRequest, m::PaginatedRequestParams>(method, params)
+        }
+        "resources/templates/list" => {
+            check::<ListResourceTemplatesRequest, m::PaginatedRequestParams>(method, params)
+        }
+        "resources/read" => {
+            check::<ReadResourceRequest, m::ReadResourceRequestParams>(method, params)
+        }
+        "resources/directory/read" => check::<
+            ReadResourceDirectoryRequest,
+            m::ReadResourceDirectoryRequestParams,
+        >(method, params),
+        "subscriptions/listen" => {
+            check::<SubscriptionsListenRequest, m::SubscriptionsListenRequestParams>(method, params)
+        }
+        "resources/subscribe" => {
+            check::<rmcp::model::SubscribeRequest, m::SubscribeRequestParams>(method, params)
+        }
+        "resources/unsubscribe" => {
+            check::<rmcp::model::UnsubscribeRequest, m::UnsubscribeRequestParams>(method, params)
+        }
+        "tools/call" => check::<CallToolRequest, m::CallToolRequestParams>(method, params),
+        "tools/list" => check::<ListToolsRequest, m::PaginatedRequestParams>(method, params),
+        "tasks/get" => check::<GetTaskRequest, m::GetTaskParams>(method, params),
+        "tasks/update" => check::<UpdateTaskRequest, m::UpdateTaskParams>(method, params),
+        "tasks/cancel" => check::<CancelTaskRequest, m::CancelTaskParams>(method, params),
+        "skills/list" => check::<ListSkillsRequest, m::PaginatedRequestParams>(method, params),
+        "skills/get" => check::<GetSkillRequest, m::GetSkillRequestParams>(method, params),
+        _ => None,
+    }
 }
 
 /// The deepest nesting of arrays and objects in `bytes`, brackets inside strings aside.

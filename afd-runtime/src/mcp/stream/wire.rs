@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::mcp::SESSION_META;
-use crate::mcp::call::{Answer, PROGRESS_TOKEN};
+use crate::mcp::call::{Answer, CALL_PANICKED, PROGRESS_TOKEN};
 
 /// A `tools/call` request the front can answer. Anything else fails to parse into it.
 #[derive(Deserialize)]
@@ -148,7 +148,7 @@ pub(super) fn internal_error_line(id: &Value) -> Vec<u8> {
         id,
         error: ErrorBody {
             code: ErrorCode::INTERNAL_ERROR.0,
-            message: "the tool call failed inside the server",
+            message: CALL_PANICKED,
             data: None,
         },
     })
