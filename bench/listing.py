@@ -10,6 +10,7 @@ benchmark count its o200k tokens; the reference TypeScript server is measured th
 
 import asyncio
 import json
+import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters, types
@@ -17,7 +18,8 @@ from mcp.client.stdio import stdio_client
 
 
 async def main(command):
-    params = StdioServerParameters(command=command[0], args=command[1:])
+    # The server gets this environment (the client passes only a few variables by default).
+    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()

@@ -115,7 +115,11 @@ impl serde_json::ser::Formatter for PythonFormatter {
         writer: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if first { Ok(()) } else { writer.write_all(b", ") }
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
     }
 
     fn begin_object_key<W: ?Sized + std::io::Write>(
@@ -123,7 +127,11 @@ impl serde_json::ser::Formatter for PythonFormatter {
         writer: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if first { Ok(()) } else { writer.write_all(b", ") }
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
     }
 
     fn begin_object_value<W: ?Sized + std::io::Write>(

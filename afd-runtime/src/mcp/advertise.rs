@@ -3,7 +3,7 @@
 //! costs tokens (numeric `format`s, `default: null`, optional fields' `null` alternative,
 //! trivial lower bounds, titles, `$defs` used once), and the output schema a command's tool
 //! states: the shape of the `data` its successful results carry, nothing of the envelope
-//! around it. The validators keep the strict schemas; an advertised input schema may
+//! around it, without descriptions (afd-detail and afd-schema give the full schema). The validators keep the strict schemas; an advertised input schema may
 //! be looser (bounds left out) or stricter (no `null`), an advertised output schema
 //! only looser, so every result it describes still validates.
 
@@ -84,11 +84,7 @@ fn list_form(property: &Value) -> Option<Value> {
 /// for every command, so they are not repeated per tool, and the schema leaves them open.
 pub(super) fn output(data: &Value) -> Value {
     let mut data = clean(data, Side::Output);
-    let defs = data.as_object_mut().and_then(|map| {
-        // The tool's description already says what the command answers.
-        map.remove("description");
-        map.remove("$defs")
-    });
+    let defs = data.as_object_mut().and_then(|map| map.remove("$defs"));
     let mut schema = json!({"type": "object", "properties": {"data": data}});
     if let Some(defs) = defs {
         schema["$defs"] = defs;
@@ -96,8 +92,8 @@ pub(super) fn output(data: &Value) -> Value {
     inline_defs(schema)
 }
 
-/// Whether a keyword is worth its tokens in a listing.
-fn advertised(key: &str, value: &Value) -> bool {
+/// Whether a keyword is worth its tokens in a listing (`side`'s).
+fn advertised(key: &str, value: &Value, side: Side) -> bool {
     match key {
         // Validators enforce these; an agent gains nothing from them.
         "title" | "$schema" | "minLength" | "minItems" => false,
@@ -105,15 +101,18 @@ fn advertised(key: &str, value: &Value) -> bool {
         "minimum" => !matches!(value.as_u64(), Some(0 | 1)),
         "format" => !value.as_str().is_some_and(|f| NUMBER_FORMATS.contains(&f)),
         "default" => !value.is_null(),
+        // What a result's field means, afd-detail and afd-schema say (with the full
+        // schema); the listing's output schema is its shape.
+        "description" => side == Side::Input,
         _ => true,
     }
 }
 
 /// The `null` alternative of a schema, as schemars writes an `Option`'s.
 fn is_null_schema(schema: &Value) -> bool {
-    schema.as_object().is_some_and(|map| {
-        map.len() == 1 && map.get("type") == Some(&json!("null"))
-    })
+    schema
+        .as_object()
+        .is_some_and(|map| map.len() == 1 && map.get("type") == Some(&json!("null")))
 }
 
 /// One schema (and every schema inside it) without the keywords that only cost tokens.
@@ -123,7 +122,7 @@ fn clean(schema: &Value, side: Side) -> Value {
     };
     let mut out = Map::with_capacity(map.len());
     for (key, value) in map {
-        if !advertised(key, value) {
+        if !advertised(key, value, side) {
             continue;
         }
         let key = key.as_str();
@@ -385,7 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn a_definition_used_once_is_inlined_with_the_references_description() {
+    fn a_definition_used_once_is_inlined_and_descriptions_are_left_to_afd_detail() {
         let data = json!({
             "type": "object",
             "properties": {"echo": {"$ref": "#/$defs/Echo", "description": "The input it got."}},
@@ -395,7 +394,7 @@ mod tests {
             output(&data),
             json!({"type": "object", "properties": {"data": {
                 "type": "object",
-                "properties": {"echo": {"type": "object", "description": "The input it got.", "properties": {"q": {"type": ["string", "null"], "description": "The query."}}}}
+                "properties": {"echo": {"type": "object", "properties": {"q": {"type": ["string", "null"]}}}}
             }}})
         );
     }

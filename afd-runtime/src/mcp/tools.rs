@@ -80,6 +80,9 @@ fn object(value: Value) -> Arc<JsonObject> {
     }
 }
 
+/// Marks the tool to keep in context where a client defers tools until searched for: only
+/// afd-discover, the entry point (its results and the server instructions name the
+/// others), so the lazy listing pays for the mark once.
 fn always_load() -> MetaObject {
     let mut meta = MetaObject::default();
     meta.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
@@ -145,7 +148,7 @@ fn pipe_schema() -> Value {
 /// categories).
 pub(crate) fn discover_description(dispatcher: &Dispatcher) -> String {
     format!(
-        "Search the {} commands by words, category or tag; afd-detail gives schemas.",
+        "Search the {} commands by words, category or tag.",
         dispatcher.exposed_count()
     )
 }
@@ -181,8 +184,7 @@ pub(super) fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> V
             CALL,
             "Run a command by name with its input.",
             object(call_schema()),
-        )
-        .with_meta(always_load()),
+        ),
         Route::Call,
     ));
     tools.push((
