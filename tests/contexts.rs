@@ -652,9 +652,7 @@ async fn lazy_keeps_five_tools_and_contexts_act_through_the_meta_tools() {
     assert_eq!(before.len(), 5);
     let instructions = client.instructions().unwrap();
     assert!(
-        instructions.contains(
-            "Contexts scope what may be called: audit (Auditing the shop without changing it"
-        ),
+        instructions.contains("Contexts scope what may be called: audit (read-only), back-office"),
         "{instructions}"
     );
 

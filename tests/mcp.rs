@@ -43,32 +43,32 @@ async fn lazy_lists_exactly_the_five_meta_tools() {
             "{}",
             tool.name
         );
-        // The three entry points always load; batch and pipe may be deferred.
+        // The entry point always loads; the others may be deferred until searched for.
         let always = tool
             .meta
             .as_ref()
             .and_then(|meta| meta.get("anthropic/alwaysLoad").cloned());
-        let entry_point = ["afd-discover", "afd-detail", "afd-call"].contains(&tool.name.as_ref());
+        let entry_point = tool.name == "afd-discover";
         assert_eq!(always, entry_point.then(|| json!(true)), "{}", tool.name);
-        let annotations = tool.annotations.as_ref().expect("annotations");
         let read_only = tool.name == "afd-discover" || tool.name == "afd-detail";
         if read_only {
+            let annotations = tool.annotations.as_ref().expect("annotations");
             assert_eq!(annotations.read_only_hint, Some(true), "{}", tool.name);
+            assert_eq!(annotations.open_world_hint, Some(false), "{}", tool.name);
         } else {
+            // A dispatcher may run anything: MCP's defaults (may write and destroy, open
+            // world) hold, so nothing is stated.
             assert_eq!(
-                annotations.destructive_hint,
-                Some(true),
+                tool.annotations, None,
                 "{}: possibly destructive",
                 tool.name
             );
-            assert_ne!(annotations.read_only_hint, Some(true), "{}", tool.name);
         }
+        // Arguments a result hands the agent when it needs them are not advertised.
+        assert!(tool.input_schema["properties"].get("session").is_none());
     }
     let discover = tools[0].description.as_deref().unwrap();
-    assert!(
-        discover.contains("11 commands") && discover.contains("todo (11)"),
-        "{discover}"
-    );
+    assert!(discover.contains("11 commands"), "{discover}");
     let instructions = client.instructions().unwrap();
     assert!(
         instructions.contains("afd-discover") && instructions.contains("todo (11)"),
@@ -189,15 +189,20 @@ async fn individual_lists_each_command_with_annotations() {
     assert_eq!(names(&tools)[11..], ["afd-call", "afd-batch", "afd-pipe"]);
     let delete = tools.iter().find(|t| t.name == "todo-delete").unwrap();
     let hints = delete.annotations.as_ref().unwrap();
+    // Only what differs from MCP's defaults (not read-only, destructive, not idempotent,
+    // open world): a destructive mutation whose effects stay in the app.
     assert_eq!(
         (
             hints.read_only_hint,
             hints.destructive_hint,
-            hints.idempotent_hint
+            hints.idempotent_hint,
+            hints.open_world_hint
         ),
-        (Some(false), Some(true), Some(false))
+        (None, None, None, Some(false))
     );
-    assert_eq!(hints.title.as_deref(), Some("Todo delete"));
+    // No title derived from the name.
+    assert_eq!(hints.title, None);
+    assert_eq!(delete.title, None);
     let list = tools.iter().find(|t| t.name == "todo-list").unwrap();
     assert_eq!(
         list.annotations.as_ref().unwrap().read_only_hint,
@@ -207,7 +212,10 @@ async fn individual_lists_each_command_with_annotations() {
         .output_schema
         .as_ref()
         .expect("todo-list has an output schema");
+    // The data's shape, once: not the result envelope.
     assert_eq!(output.get("type"), Some(&json!("object")));
+    assert!(output["properties"].get("success").is_none(), "{output:?}");
+    assert!(output["properties"]["data"].is_object(), "{output:?}");
     let update = tools.iter().find(|t| t.name == "todo-update").unwrap();
     assert_eq!(
         update.annotations.as_ref().unwrap().idempotent_hint,

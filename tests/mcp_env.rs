@@ -1,9 +1,9 @@
 //! `AFD_TOOL_STRATEGY`, or `TOOL_LOADING` (`eager` or `lazy`), overrides the strategy at
-//! start-up. Alone in its test binary, with one test, because the environment is
+//! start-up, and `AFD_OUTPUT_SCHEMAS` turns output schemas on or off. Alone in its test binary, with one test, because the environment is
 //! process-wide.
 
 use afd_runtime::Registry;
-use afd_runtime::mcp::{LOADING_ENV, McpServer, STRATEGY_ENV, Strategy};
+use afd_runtime::mcp::{LOADING_ENV, McpServer, OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, Strategy};
 
 fn build() -> Result<McpServer, afd_runtime::mcp::BuildError> {
     McpServer::builder(Registry::global())
@@ -18,6 +18,7 @@ fn the_environment_overrides_the_strategy() {
     strategy_variable();
     loading_variable();
     seen_by_a_client();
+    output_schemas_variable();
 }
 
 /// What a real MCP client lists under `TOOL_LOADING`: every command as its own tool
@@ -54,6 +55,37 @@ fn seen_by_a_client() {
             "afd-pipe"
         ]
     );
+}
+
+fn output_schemas_variable() {
+    let with_schemas = |on: bool| {
+        let server = McpServer::builder(Registry::global())
+            .strategy(Strategy::Individual)
+            .output_schemas(on)
+            .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))
+            .build()?;
+        Ok::<_, afd_runtime::mcp::BuildError>(
+            server
+                .tools()
+                .iter()
+                .filter(|tool| tool.output_schema.is_some())
+                .count(),
+        )
+    };
+    let on = with_schemas(true).unwrap();
+    assert!(on > 0);
+    assert_eq!(with_schemas(false).unwrap(), 0);
+    unsafe { std::env::set_var(OUTPUT_SCHEMAS_ENV, "off") };
+    assert_eq!(with_schemas(true).unwrap(), 0);
+    unsafe { std::env::set_var(OUTPUT_SCHEMAS_ENV, " On ") };
+    assert_eq!(with_schemas(false).unwrap(), on);
+    unsafe { std::env::set_var(OUTPUT_SCHEMAS_ENV, "maybe") };
+    assert_eq!(
+        with_schemas(true).unwrap_err().to_string(),
+        "AFD_OUTPUT_SCHEMAS: expected on or off, not 'maybe'"
+    );
+    unsafe { std::env::remove_var(OUTPUT_SCHEMAS_ENV) };
+    assert_eq!(with_schemas(true).unwrap(), on);
 }
 
 fn strategy_variable() {

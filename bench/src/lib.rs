@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use afd_runtime::mcp::{McpServer, Strategy};
+use afd_runtime::mcp::{McpServer, McpServerBuilder, Strategy};
 use afd_runtime::{CommandDef, Dispatcher, Registry, Surface};
 
 pub mod client;
@@ -94,12 +94,28 @@ pub fn dispatcher(n: usize) -> Dispatcher {
 ///
 /// If it does not build.
 pub fn server(n: usize, strategy: Strategy) -> McpServer {
-    McpServer::builder(registry(n))
-        .name("afd-bench")
-        .version(env!("CARGO_PKG_VERSION"))
-        .strategy(strategy)
-        .build()
-        .expect("a server")
+    server_with(n, strategy, |builder| builder)
+}
+
+/// An MCP server of the catalog of `n` with `strategy`, with more options
+/// (`configure`), such as output schemas off.
+///
+/// # Panics
+///
+/// If it does not build.
+pub fn server_with(
+    n: usize,
+    strategy: Strategy,
+    configure: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+) -> McpServer {
+    configure(
+        McpServer::builder(registry(n))
+            .name("afd-bench")
+            .version(env!("CARGO_PKG_VERSION"))
+            .strategy(strategy),
+    )
+    .build()
+    .expect("a server")
 }
 
 /// Median, p99 and friends of a set of durations.

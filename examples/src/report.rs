@@ -60,6 +60,160 @@ pub fn listing_cost(server: &McpServer, counter: &TokenCounter) -> ListingCost {
     }
 }
 
+/// The tools array of a server's `tools/list` as the official Python MCP client
+/// re-serialises it: each tool's fields in that client's order (name, title, description,
+/// inputSchema, execution, outputSchema, icons, annotations, _meta), written as Python's
+/// `json.dumps` does by default (`", "` and `": "` separators, non-ASCII escaped). This is
+/// how the reference server's figures are counted; [`client_listing`] gets the same text
+/// from the client itself.
+pub fn python_style_listing(server: &McpServer) -> String {
+    const ORDER: [&str; 9] = [
+        "name",
+        "title",
+        "description",
+        "inputSchema",
+        "execution",
+        "outputSchema",
+        "icons",
+        "annotations",
+        "_meta",
+    ];
+    let tools: Vec<Value> = server
+        .tools()
+        .iter()
+        .map(|tool| {
+            let Value::Object(mut fields) = json!(tool) else {
+                return json!(tool);
+            };
+            let mut ordered = serde_json::Map::with_capacity(fields.len());
+            for key in ORDER {
+                if let Some(value) = fields.remove(key) {
+                    ordered.insert(key.to_owned(), value);
+                }
+            }
+            ordered.extend(fields);
+            Value::Object(ordered)
+        })
+        .collect();
+    python_json(&Value::Array(tools))
+}
+
+/// A JSON value as Python's `json.dumps` writes it with its default arguments.
+pub fn python_json(value: &Value) -> String {
+    let mut out = Vec::new();
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, PythonFormatter);
+    serde::Serialize::serialize(value, &mut serializer).expect("a Value always serialises");
+    String::from_utf8(out).expect("escaped JSON is ASCII")
+}
+
+/// `json.dumps`'s defaults: `", "` between items, `": "` after keys, `ensure_ascii`.
+struct PythonFormatter;
+
+impl serde_json::ser::Formatter for PythonFormatter {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        for c in fragment.chars() {
+            if c.is_ascii() {
+                writer.write_all(&[c as u8])?;
+            } else {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    write!(writer, "\\u{unit:04x}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Measures a server's listing as the official Python client receives it
+/// ([`python_style_listing`]), without running Python.
+pub fn python_style_cost(server: &McpServer, counter: &TokenCounter) -> ListingCost {
+    let text = python_style_listing(server);
+    ListingCost {
+        tools: server.tools().len(),
+        bytes: text.len(),
+        tokens: counter.count(&text),
+    }
+}
+
+/// The script that prints a server's tools as the official Python MCP client receives
+/// them (`bench/listing.py`).
+pub const LISTING_SCRIPT: &str = include_str!("../../bench/listing.py");
+
+/// The tools array of the stdio server `program args` as the official Python MCP client
+/// receives it, printed by [`LISTING_SCRIPT`] run with `python` (which needs the `mcp`
+/// package), with the server's environment plus `env`.
+///
+/// # Errors
+///
+/// Python or the server could not be started, or the script failed (its stderr).
+pub fn client_listing(
+    python: &std::path::Path,
+    program: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Result<String, String> {
+    let output = std::process::Command::new(python)
+        .arg("-c")
+        .arg(LISTING_SCRIPT)
+        .arg(program)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|error| format!("{}: {error}", python.display()))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    match stdout.lines().next() {
+        Some(line) if output.status.success() => Ok(line.to_owned()),
+        _ => Err(String::from_utf8_lossy(&output.stderr).trim().to_owned()),
+    }
+}
+
+/// Counts a listing's text.
+pub fn text_cost(text: &str, counter: &TokenCounter) -> ListingCost {
+    let tools = serde_json::from_str::<Vec<Value>>(text).map_or(0, |tools| tools.len());
+    ListingCost {
+        tools,
+        bytes: text.len(),
+        tokens: counter.count(text),
+    }
+}
+
 /// Every strategy, in report order.
 pub const STRATEGIES: [Strategy; 4] = [
     Strategy::Individual,

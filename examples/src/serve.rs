@@ -7,7 +7,7 @@ use afd_runtime::usage::UsageStats;
 use afd_runtime::{CommandContext, Registry};
 use clap::Parser;
 
-use crate::report::{STRATEGIES, TokenCounter, listing_cost};
+use crate::report::{ListingCost, STRATEGIES, TokenCounter, listing_cost, python_style_cost};
 
 /// Serve an example app to MCP clients (stdio unless --http is given).
 #[derive(Debug, Parser)]
@@ -52,20 +52,26 @@ pub struct App {
     pub context: CommandContext,
 }
 
-fn server(app: &App, strategy: Strategy) -> Result<McpServer, afd_runtime::mcp::BuildError> {
-    server_with(app, strategy, UsageStats::in_memory())
+fn server(
+    app: &App,
+    strategy: Strategy,
+    output_schemas: bool,
+) -> Result<McpServer, afd_runtime::mcp::BuildError> {
+    server_with(app, strategy, UsageStats::in_memory(), output_schemas)
 }
 
 fn server_with(
     app: &App,
     strategy: Strategy,
     usage: UsageStats,
+    output_schemas: bool,
 ) -> Result<McpServer, afd_runtime::mcp::BuildError> {
     let names = app.commands.clone();
     McpServer::builder(app.registry)
         .name(app.name)
         .version(env!("CARGO_PKG_VERSION"))
         .strategy(strategy)
+        .output_schemas(output_schemas)
         .context(app.context.clone())
         .dispatch(move |d| d.expose_only(names).usage(usage))
         .build()
@@ -80,38 +86,63 @@ fn server_with(
 /// A server could not be built.
 pub async fn print_report(app: &App) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let counter = TokenCounter::o200k();
-    println!("tools/list (the tools array), o200k tokens; tools in parentheses");
-    print!("{:<22}", "catalog");
-    for strategy in STRATEGIES {
-        print!("{:>16}", strategy.as_str());
-    }
-    println!();
-    let row = |label: String, servers: Vec<McpServer>| {
-        print!("{label:<22}");
-        for server in &servers {
-            let cost = listing_cost(server, &counter);
-            print!("{:>16}", format!("{} ({})", cost.tokens, cost.tools));
+    type Measure = fn(&McpServer, &TokenCounter) -> ListingCost;
+    let tables: [(&str, Measure); 2] = [
+        (
+            "tools/list (the tools array, compact JSON as sent)",
+            listing_cost,
+        ),
+        (
+            "as the official Python MCP client receives it (json.dumps of its tools, as the reference's figures are counted)",
+            python_style_cost,
+        ),
+    ];
+    for (title, measure) in tables {
+        println!("\n{title}: o200k tokens, tools in parentheses");
+        print!("{:<22}", "catalog");
+        for strategy in STRATEGIES {
+            print!("{:>16}", strategy.as_str());
         }
-        println!();
-    };
-    let own: Vec<McpServer> = STRATEGIES
-        .iter()
-        .map(|s| server(app, *s))
-        .collect::<Result<_, _>>()?;
-    row(
-        format!("{} ({} commands)", app.name, app.commands.len()),
-        own,
-    );
-    for n in [5, 80, 500, 2000] {
-        let registry = crate::report::synthetic_registry(n);
-        let servers = STRATEGIES
+        println!("{:>16}", "no output sch.");
+        let row = |label: String, servers: Vec<McpServer>| {
+            print!("{label:<22}");
+            for server in &servers {
+                let cost = measure(server, &counter);
+                print!("{:>16}", format!("{} ({})", cost.tokens, cost.tools));
+            }
+            println!();
+        };
+        let mut own: Vec<McpServer> = STRATEGIES
             .iter()
-            .map(|s| McpServer::builder(registry).strategy(*s).build())
-            .collect::<Result<Vec<_>, _>>()?;
-        row(format!("generated {n}"), servers);
+            .map(|s| server(app, *s, true))
+            .collect::<Result<_, _>>()?;
+        own.push(server(app, Strategy::Individual, false)?);
+        row(
+            format!("{} ({} commands)", app.name, app.commands.len()),
+            own,
+        );
+        for n in [5, 80, 500, 2000] {
+            let registry = crate::report::synthetic_registry(n);
+            let mut servers = STRATEGIES
+                .iter()
+                .map(|s| McpServer::builder(registry).strategy(*s).build())
+                .collect::<Result<Vec<_>, _>>()?;
+            servers.push(
+                McpServer::builder(registry)
+                    .strategy(Strategy::Individual)
+                    .output_schemas(false)
+                    .build()?,
+            );
+            row(format!("generated {n}"), servers);
+        }
     }
+    let instructions = server(app, Strategy::Lazy, true)?;
+    println!(
+        "\nserver instructions (lazy): {} tokens",
+        counter.count(instructions.instructions())
+    );
     if app.commands.contains(&"user-create") {
-        let lazy = server(app, Strategy::Lazy)?;
+        let lazy = server(app, Strategy::Lazy, true)?;
         let cost = crate::report::typical_interaction(&lazy, &counter).await;
         println!(
             "\ntypical lazy interaction on {} ({} commands): listing {} + discover {} + detail {} + call {} = {} tokens (the agent's arguments add {})",
@@ -145,7 +176,7 @@ pub async fn run(
         (Some(path), false) => UsageStats::open(path),
         (None, false) => UsageStats::in_memory(),
     };
-    let server = server_with(&app, args.strategy, usage)?;
+    let server = server_with(&app, args.strategy, usage, true)?;
     if let Some(dir) = &args.export {
         let dispatcher = server.dispatcher();
         let summary = afd_runtime::export::export_tree_with(app.registry, dir, |entry| {

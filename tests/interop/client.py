@@ -1,6 +1,6 @@
 """Interop: drive an afd-rs example server with the official MCP Python client.
 
-usage: client.py SERVER_BINARY [stdio|stdio-discover|http]...
+usage: client.py SERVER_BINARY [stdio|stdio-discover|stdio-individual|http]...
 
 For each transport: initialize (or discover), list tools, call every meta-tool and read
 the structured results. Prints one line per check and a closing 'N passed, M failed'.
@@ -106,6 +106,26 @@ async def over_stdio(binary, handshake="initialize"):
             await exercise(session, f"stdio/{handshake}", handshake)
 
 
+async def individual_over_stdio(binary):
+    """Each command its own tool, with its output schema: the client validates every
+    successful result's structuredContent against it (and raises if it does not match)."""
+    params = StdioServerParameters(command=binary, args=["serve", "--strategy", "individual"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            listed = tools["todo-list"]
+            output = attr(listed, "output_schema", "outputSchema")
+            check("individual: todo-list states its data's shape", output is not None
+                  and "data" in output["properties"] and "success" not in output["properties"], output)
+            created = structured(await session.call_tool("todo-create", {"title": "Validated"}))
+            check("individual: todo-create validated against its output schema", created["success"], created)
+            listed = structured(await session.call_tool("todo-list", {}))
+            check("individual: todo-list validated against its output schema", listed["success"], listed)
+            failed = await session.call_tool("todo-get", {"id": "missing"})
+            check("individual: a failure is a tool error", attr(failed, "is_error", "isError") is True, failed)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -134,9 +154,10 @@ async def over_http(binary):
 
 async def main():
     binary = sys.argv[1]
-    transports = sys.argv[2:] or ["stdio", "stdio-discover", "http"]
+    transports = sys.argv[2:] or ["stdio", "stdio-discover", "stdio-individual", "http"]
     runs = {
         "stdio": lambda: over_stdio(binary),
+        "stdio-individual": lambda: individual_over_stdio(binary),
         "stdio-discover": lambda: over_stdio(binary, "discover"),
         "http": lambda: over_http(binary),
     }

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use super::server::{Inner, McpServer};
 use super::strategy::{Strategy, UnknownStrategy};
-use super::{LOADING_ENV, STRATEGY_ENV, listing};
+use super::tools::Rendering;
+use super::{LOADING_ENV, OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, listing};
 use crate::command_context::CommandContext;
 use crate::contexts::NoContextPolicy;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
@@ -26,6 +27,9 @@ pub enum BuildError {
     /// `TOOL_LOADING` holds something other than `eager` or `lazy`.
     #[error("{LOADING_ENV}: unknown tool loading '{0}': expected eager or lazy")]
     Loading(String),
+    /// `AFD_OUTPUT_SCHEMAS` holds something other than on or off.
+    #[error("{OUTPUT_SCHEMAS_ENV}: expected on or off, not '{0}'")]
+    OutputSchemas(String),
     /// An eager command is not exposed.
     #[error("eager command '{0}' is not exposed on this server")]
     Eager(String),
@@ -45,6 +49,7 @@ pub struct McpServerBuilder {
     bootstrap: bool,
     context_tools: bool,
     session_tools: bool,
+    output_schemas: bool,
 }
 
 impl McpServerBuilder {
@@ -63,7 +68,19 @@ impl McpServerBuilder {
             bootstrap: false,
             context_tools: false,
             session_tools: false,
+            output_schemas: true,
         }
+    }
+
+    /// Whether a command's tool states the shape of its results' data as `outputSchema`
+    /// (default on; `AFD_OUTPUT_SCHEMAS=off` overrides it at build time). The schema is the
+    /// data's, once and compactly, under `data`; off, the individual listing costs about
+    /// what the reference TypeScript server's does, and afd-detail and afd-schema still
+    /// give every output schema.
+    #[must_use]
+    pub fn output_schemas(mut self, on: bool) -> Self {
+        self.output_schemas = on;
+        self
     }
 
     /// In lazy and hybrid, also lists afd-context-list, -enter, -exit and -suggest as tools
@@ -176,8 +193,8 @@ impl McpServerBuilder {
     ///
     /// # Errors
     ///
-    /// Unknown names in the exposure or eager lists, or an unknown `AFD_TOOL_STRATEGY`
-    /// or `TOOL_LOADING`.
+    /// Unknown names in the exposure or eager lists, or an unknown `AFD_TOOL_STRATEGY`,
+    /// `TOOL_LOADING` or `AFD_OUTPUT_SCHEMAS`.
     pub fn build(self) -> Result<McpServer, BuildError> {
         let strategy = match env_strategy()? {
             Some(strategy) => strategy,
@@ -191,14 +208,18 @@ impl McpServerBuilder {
                 _ => return Err(BuildError::Eager(name.clone())),
             }
         }
-        let listing = listing::listing(
-            &dispatcher,
-            strategy,
-            &eager,
-            self.list_names,
-            self.bootstrap,
-            self.context_tools,
-        );
+        let rendering = Rendering {
+            output_schemas: env_switch(OUTPUT_SCHEMAS_ENV)
+                .map_err(BuildError::OutputSchemas)?
+                .unwrap_or(self.output_schemas),
+        };
+        let options = listing::Options {
+            list_names: self.list_names,
+            bootstrap: self.bootstrap,
+            context_tools: self.context_tools,
+            rendering,
+        };
+        let listing = listing::listing(&dispatcher, strategy, &eager, options);
         let mut routes = HashMap::with_capacity(listing.len());
         let mut tools = Vec::with_capacity(listing.len());
         for (tool, route) in listing {
@@ -222,6 +243,7 @@ impl McpServerBuilder {
             page_size: self.page_size,
             instructions,
             session_tools: self.session_tools,
+            rendering,
         }))
     }
 }
@@ -247,31 +269,47 @@ fn env_strategy() -> Result<Option<Strategy>, BuildError> {
     }
 }
 
-/// The generated server instructions: what the catalog holds, how the strategy reaches a
-/// command, and the contexts.
+/// An on/off environment variable: `Some` when set and not blank, the value itself as the
+/// error when it is neither on nor off.
+fn env_switch(name: &str) -> Result<Option<bool>, String> {
+    let Some(value) = std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    match value.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "1" | "yes" => Ok(Some(true)),
+        "off" | "false" | "0" | "no" => Ok(Some(false)),
+        _ => Err(value),
+    }
+}
+
+/// How many categories the generated instructions name, largest first.
+const NAMED_CATEGORIES: usize = 8;
+
+/// The generated server instructions, short enough to cost little in every conversation:
+/// how many commands there are and the largest categories, how the strategy reaches a
+/// command, and the contexts with how to enter one. What every result holds, and the
+/// rest, the results themselves say.
 fn instructions(dispatcher: &Dispatcher, strategy: Strategy) -> String {
-    let categories: Vec<String> = dispatcher
-        .available_categories()
+    let mut categories: Vec<(&str, usize)> = dispatcher.available_categories().to_vec();
+    categories.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut named: Vec<String> = categories
         .iter()
-        .take(12)
+        .take(NAMED_CATEGORIES)
         .map(|(name, count)| format!("{name} ({count})"))
         .collect();
-    let more = dispatcher.available_categories().len().saturating_sub(12);
-    let more = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
+    let more = categories.len().saturating_sub(NAMED_CATEGORIES);
+    if more > 0 {
+        named.push(format!("{more} more"));
+    }
     let how = match strategy {
         Strategy::Lazy | Strategy::Hybrid => {
-            "Commands are not listed as tools: call afd-discover (search, category or tag) to find one, afd-detail for its input schema, then afd-call to run it. afd-batch runs several at once; afd-pipe chains them."
+            "Find one with afd-discover (words, category or tag), its input schema with afd-detail, run it with afd-call."
         }
-        Strategy::Individual => {
-            "Each command is a tool. afd-call runs any command by name; afd-batch runs several at once; afd-pipe chains them."
-        }
-        Strategy::Grouped => {
-            "Each category is a tool whose `action` picks the command. afd-call runs any command by name; afd-batch runs several at once; afd-pipe chains them."
-        }
+        Strategy::Individual => "Each is a tool; afd-call also runs one by name.",
+        Strategy::Grouped => "Each category is a tool whose `action` picks the command.",
     };
     let contexts = dispatcher.registry().contexts();
     let contexts = if contexts.is_empty() {
@@ -280,32 +318,23 @@ fn instructions(dispatcher: &Dispatcher, strategy: Strategy) -> String {
         let names: Vec<String> = contexts
             .iter()
             .map(|c| {
-                let read_only = if c.is_read_only() { ", read-only" } else { "" };
-                format!(
-                    "{} ({}{read_only})",
-                    c.name(),
-                    crate::text::summary(c.description())
-                )
+                let read_only = if c.is_read_only() { " (read-only)" } else { "" };
+                format!("{}{read_only}", c.name())
             })
             .collect();
-        let start = match dispatcher.sessions().config().policy() {
-            NoContextPolicy::Open => {
-                "A session starts in no context, where every command is callable"
-            }
-            NoContextPolicy::Lobby => {
-                "A session starts in no context, where only universal commands are callable"
-            }
+        let outside = match dispatcher.sessions().config().policy() {
+            NoContextPolicy::Open => "",
+            NoContextPolicy::Lobby => " Outside a context only universal commands run.",
         };
         format!(
-            " Contexts scope what may be called: {}. {start}; afd-context-suggest finds the context for an intent, afd-context-enter enters it (scope read-only refuses changes), afd-context-exit returns. afd-discover names the active context.",
-            names.join("; ")
+            " Contexts scope what may be called: {}. afd-context-suggest finds one for a task, afd-context-enter enters it, afd-context-exit leaves.{outside}",
+            names.join(", ")
         )
     };
     format!(
-        "{} commands in {} categories: {}{more}. {how}{contexts} Every result has success, data or error (with a suggestion), and reasoning.",
+        "{} commands: {}. {how} afd-batch runs several; afd-pipe chains them.{contexts}",
         dispatcher.exposed_count(),
-        dispatcher.available_categories().len(),
-        categories.join(", ")
+        named.join(", ")
     )
 }
 

@@ -9,29 +9,43 @@ use rmcp::model::{ErrorData, ListToolsResult, Tool};
 use super::server::McpServer;
 use super::strategy::Strategy;
 use super::tools::{
-    Route, bootstrap_tools, command_tool, group_tool, group_tools, meta_tools, named_tool,
+    Rendering, Route, bootstrap_tools, command_tool, group_tool, group_tools, meta_tools,
+    named_tool,
 };
 use crate::contexts::SessionState;
 use crate::dispatch::Dispatcher;
 use crate::registry::is_op;
 
-/// The listing of `strategy`, in its fixed order, with the optional tools the builder
-/// asked for.
+/// The optional tools the builder asked for, and how command tools are rendered.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Options {
+    pub(super) list_names: bool,
+    pub(super) bootstrap: bool,
+    pub(super) context_tools: bool,
+    pub(super) rendering: Rendering,
+}
+
+/// The listing of `strategy`, in its fixed order, with the optional tools `options` asks
+/// for.
 pub(super) fn listing(
     dispatcher: &Dispatcher,
     strategy: Strategy,
     eager: &[&'static str],
-    list_names: bool,
-    bootstrap: bool,
-    context_tools: bool,
+    options: Options,
 ) -> Vec<(Tool, Route)> {
-    let mut tools = strategy_listing(dispatcher, strategy, eager);
+    let Options {
+        list_names,
+        bootstrap,
+        context_tools,
+        rendering,
+    } = options;
+    let mut tools = strategy_listing(dispatcher, strategy, eager, rendering);
     if context_tools && matches!(strategy, Strategy::Lazy | Strategy::Hybrid) {
         tools.extend(
             dispatcher
                 .exposed_entries()
                 .filter(|entry| is_op(entry.def()))
-                .map(|entry| (command_tool(entry), Route::Command(entry.name()))),
+                .map(|entry| (command_tool(entry, rendering), Route::Command(entry.name()))),
         );
     }
     if bootstrap {
@@ -57,18 +71,19 @@ fn strategy_listing(
     dispatcher: &Dispatcher,
     strategy: Strategy,
     eager: &[&'static str],
+    rendering: Rendering,
 ) -> Vec<(Tool, Route)> {
     match strategy {
         Strategy::Individual => {
             let mut tools: Vec<(Tool, Route)> = dispatcher
                 .exposed_entries()
-                .map(|entry| (command_tool(entry), Route::Command(entry.name())))
+                .map(|entry| (command_tool(entry, rendering), Route::Command(entry.name())))
                 .collect();
             tools.extend(meta_tools(dispatcher, false));
             tools
         }
         Strategy::Grouped => {
-            let mut tools = group_tools(dispatcher);
+            let mut tools = group_tools(dispatcher, rendering);
             tools.extend(meta_tools(dispatcher, false));
             tools
         }
@@ -79,7 +94,7 @@ fn strategy_listing(
                 dispatcher
                     .exposed_entries()
                     .filter(|entry| entry.def().is_eager() || eager.contains(&entry.name()))
-                    .map(|entry| (command_tool(entry), Route::Command(entry.name()))),
+                    .map(|entry| (command_tool(entry, rendering), Route::Command(entry.name()))),
             );
             tools
         }
@@ -153,7 +168,7 @@ impl McpServer {
                     && dispatcher.is_exposed(entry.name())
                     && dispatcher.allows(Some(state), entry.def())
                 {
-                    tools.push(command_tool(entry));
+                    tools.push(command_tool(entry, inner.rendering));
                 }
             }
         }

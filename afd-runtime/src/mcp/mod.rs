@@ -22,9 +22,11 @@
 //! How it is laid out: [`McpServerBuilder`] (`builder`) computes the listing once into an
 //! [`McpServer`] (`server`); rmcp reaches it through the `ServerHandler` in `handler`, the
 //! stdio front (`stream`) answers `tools/call` before rmcp, and both run a call through the
-//! one function in `call`. `tools` defines the tools, `listing` lists them per strategy and
-//! per session, `resources` serves the catalog as resources, `http` the HTTP transport.
+//! one function in `call`. `tools` defines the tools (their schemas as `advertise` renders
+//! them), `listing` lists them per strategy and per session, `resources` serves the catalog
+//! as resources, `http` the HTTP transport.
 
+mod advertise;
 mod builder;
 mod call;
 mod handler;
@@ -58,3 +60,8 @@ pub const STRATEGY_ENV: &str = "AFD_TOOL_STRATEGY";
 /// the design documents use: `eager` (every command its own tool: the individual
 /// strategy) or `lazy`. [`STRATEGY_ENV`] wins when both are set.
 pub const LOADING_ENV: &str = "TOOL_LOADING";
+
+/// The environment variable that turns command tools' output schemas on or off at
+/// start-up (`on`/`off`, `true`/`false`, `1`/`0`), over
+/// [`McpServerBuilder::output_schemas`].
+pub const OUTPUT_SCHEMAS_ENV: &str = "AFD_OUTPUT_SCHEMAS";

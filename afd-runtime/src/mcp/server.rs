@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use rmcp::model::Tool;
 
 use super::strategy::Strategy;
-use super::tools::Route;
+use super::tools::{Rendering, Route};
 use crate::command_context::CommandContext;
 use crate::dispatch::Dispatcher;
 
@@ -28,6 +28,8 @@ pub(super) struct Inner {
     pub(super) instructions: String,
     /// Whether `tools/list` follows the transport session.
     pub(super) session_tools: bool,
+    /// How command tools are rendered (also those a session activates later).
+    pub(super) rendering: Rendering,
 }
 
 /// How a connection reaches the server: a stream (stdio, a duplex pipe) is one client for

@@ -15,6 +15,8 @@ use crate::text::summary;
 use crate::tools::detail::detail_schema;
 use crate::tools::discover::discover_schema;
 
+use super::advertise;
+
 /// The meta-tools' names.
 pub const DISCOVER: &str = "afd-discover";
 /// See [`DISCOVER`].
@@ -31,9 +33,6 @@ pub const HELP: &str = "afd-help";
 pub const DOCS: &str = "afd-docs";
 /// See [`HELP`].
 pub const SCHEMA: &str = "afd-schema";
-
-/// How many categories afd-discover's description names before "and N more".
-const DESCRIBED_CATEGORIES: usize = 3;
 
 /// What a listed tool does when called.
 #[derive(Debug, Clone)]
@@ -57,17 +56,17 @@ pub(crate) fn bootstrap_tools() -> Vec<(Tool, Route)> {
     use crate::tools::help::{docs_schema, help_schema, schema_schema};
     vec![
         (
-            Tool::new(HELP, "Overview of every command, grouped by category (format: text or json).", object(lean(help_schema())))
+            Tool::new(HELP, "Overview of every command, grouped by category (format: text or json).", object(advertise::meta_input(help_schema(), IN_BAND)))
                 .with_annotations(read_only()),
             Route::Help,
         ),
         (
-            Tool::new(DOCS, "Markdown documentation of a command, a category, or everything, with parameter tables.", object(lean(docs_schema())))
+            Tool::new(DOCS, "Markdown documentation of a command, a category, or everything, with parameter tables.", object(advertise::meta_input(docs_schema(), IN_BAND)))
                 .with_annotations(read_only()),
             Route::Docs,
         ),
         (
-            Tool::new(SCHEMA, "Input and output schemas of commands (default all), as JSON Schema or TypeScript (format).", object(lean(schema_schema())))
+            Tool::new(SCHEMA, "Input and output schemas of commands (default all), as JSON Schema or TypeScript (format).", object(advertise::meta_input(schema_schema(), IN_BAND)))
                 .with_annotations(read_only()),
             Route::Schema,
         ),
@@ -81,52 +80,30 @@ fn object(value: Value) -> Arc<JsonObject> {
     }
 }
 
+/// Marks the tool to keep in context where a client defers tools until searched for: only
+/// afd-discover, the entry point (its results and the server instructions name the
+/// others), so the lazy listing pays for the mark once.
 fn always_load() -> MetaObject {
     let mut meta = MetaObject::default();
     meta.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
     meta
 }
 
-/// Introspection: read-only (MCP ignores the other hints then).
+/// Introspection: read-only and closed-world (it reads the catalog and the session).
 fn read_only() -> ToolAnnotations {
-    ToolAnnotations::new().read_only(true)
+    ToolAnnotations::new().read_only(true).open_world(false)
 }
 
-/// A generic dispatcher may run anything: clients must not wave it through on hints. Only
-/// what differs from MCP's defaults (readOnly false, idempotent false) is stated, but
-/// destructiveHint is stated although it defaults to true, so no client has to guess.
-fn dispatcher_hints() -> ToolAnnotations {
-    ToolAnnotations::new().destructive(true)
-}
-
-/// Whether a schema keyword is worth its tokens in a listing.
-fn advertised(key: &str, value: &Value) -> bool {
-    match key {
-        "additionalProperties" | "minLength" | "minItems" => false,
-        "minimum" => !matches!(value.as_u64(), Some(0 | 1)),
-        _ => true,
-    }
-}
-
-/// The schema as advertised: without `additionalProperties` and trivial lower bounds
-/// (`minLength`, `minItems`, `minimum` 0 or 1) that only cost tokens (the validator still enforces the strict schema).
-fn lean(schema: &Value) -> Value {
-    match schema {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(key, value)| advertised(key, value))
-                .map(|(key, value)| (key.clone(), lean(value)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(lean).collect()),
-        other => other.clone(),
-    }
-}
+/// Arguments the meta-tools' listings leave out because a result tells the agent, with
+/// the value, when to pass them: `session` (afd-context-enter's handle, on a protocol
+/// without sessions), `offset` (afd-discover's next page) and `includeLoaded` (a search
+/// that left loaded commands out says so). The tools still take them.
+const IN_BAND: &[&str] = &["session", "offset", "includeLoaded"];
 
 fn call_schema() -> Value {
     json!({
         "type": "object",
-        "properties": {"command": {"type": "string"}, "input": {"type": "object"}, "session": {"type": "string"}},
+        "properties": {"command": {"type": "string"}, "input": {"type": "object"}},
         "required": ["command"]
     })
 }
@@ -140,8 +117,7 @@ fn batch_schema() -> Value {
                 "properties": {"command": {"type": "string"}, "input": {"type": "object"}, "id": {"type": "string"}},
                 "required": ["command"]
             }},
-            "options": {"type": "object"},
-            "session": {"type": "string"}
+            "options": {"type": "object"}
         },
         "required": ["commands"]
     })
@@ -162,37 +138,25 @@ fn pipe_schema() -> Value {
                 "required": ["command"]
             }},
             "input": {"type": "object"},
-            "options": {"type": "object"},
-            "session": {"type": "string"}
+            "options": {"type": "object"}
         },
         "required": ["steps"]
     })
 }
 
-/// afd-discover's description: what the catalog holds, capped so the listing never grows
-/// with it.
+/// afd-discover's description: how many commands it searches, so the listing never grows
+/// with the catalog (the server instructions and a discover without filters name the
+/// categories).
 pub(crate) fn discover_description(dispatcher: &Dispatcher) -> String {
-    let mut categories: Vec<(&str, usize)> = dispatcher.available_categories().to_vec();
-    categories.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let named: Vec<String> = categories
-        .iter()
-        .take(DESCRIBED_CATEGORIES)
-        .map(|(name, count)| format!("{name} ({count})"))
-        .collect();
-    let more = categories.len().saturating_sub(DESCRIBED_CATEGORIES);
-    let more = if more > 0 {
-        format!(", {more} more")
-    } else {
-        String::new()
-    };
     format!(
-        "Search the {} commands ({}{more}) by words, category or tag; afd-detail gives schemas.",
-        dispatcher.exposed_count(),
-        named.join(", ")
+        "Search the {} commands by words, category or tag.",
+        dispatcher.exposed_count()
     )
 }
 
 /// afd-discover and afd-detail (`with_introspection`), then afd-call, afd-batch, afd-pipe.
+/// The three dispatchers carry no annotations: MCP's defaults (may write, may destroy,
+/// not idempotent, open world) are what a tool that runs any command may do.
 pub(super) fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, Route)> {
     let mut tools = Vec::with_capacity(5);
     if with_introspection {
@@ -200,7 +164,7 @@ pub(super) fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> V
             Tool::new(
                 DISCOVER,
                 discover_description(dispatcher),
-                object(lean(discover_schema())),
+                object(advertise::meta_input(discover_schema(), IN_BAND)),
             )
             .with_annotations(read_only())
             .with_meta(always_load()),
@@ -210,10 +174,9 @@ pub(super) fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> V
             Tool::new(
                 DETAIL,
                 "Input schemas and full descriptions of up to 10 commands.",
-                object(lean(detail_schema())),
+                object(advertise::meta_input(detail_schema(), IN_BAND)),
             )
-            .with_annotations(read_only())
-            .with_meta(always_load()),
+            .with_annotations(read_only()),
             Route::Detail,
         ));
     }
@@ -222,70 +185,65 @@ pub(super) fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> V
             CALL,
             "Run a command by name with its input.",
             object(call_schema()),
-        )
-        .with_annotations(dispatcher_hints())
-        .with_meta(always_load()),
+        ),
         Route::Call,
     ));
     tools.push((
         Tool::new(
             BATCH,
-            "Run several commands at once; each succeeds or fails alone. options: stopOnError, timeoutMs, parallelism.",
+            "Run several commands; each succeeds or fails alone. options: stopOnError, timeoutMs, parallelism.",
             object(batch_schema()),
-        )
-        .with_annotations(dispatcher_hints()),
+        ),
         Route::Batch,
     ));
     tools.push((
         Tool::new(
             PIPE,
-            "Chain commands; an input may reference $prev.id, $steps.<as>.<field>, $input; when skips a step. options: continueOnFailure, timeoutMs.",
+            "Chain commands; inputs may use $prev, $steps.<as>, $input; when skips a step. options: continueOnFailure, timeoutMs.",
             object(pipe_schema()),
-        )
-        .with_annotations(dispatcher_hints()),
+        ),
         Route::Pipe,
     ));
     tools
 }
 
-/// A command's annotations: readOnlyHint = !mutation, destructiveHint, idempotentHint, a
-/// title.
-fn command_annotations(entry: &CommandEntry) -> ToolAnnotations {
+/// What a listing renders beside each command's name, description and input schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rendering {
+    /// Whether a command's tool states the shape of its results' data (`outputSchema`).
+    pub(crate) output_schemas: bool,
+}
+
+/// A command's annotations, only where they differ from MCP's defaults (readOnlyHint
+/// false, destructiveHint true, idempotentHint false, openWorldHint true): a read-only
+/// command says so (the other write hints mean nothing then); a mutation says when it is
+/// not destructive and when it is idempotent; a command whose effects stay in the app says
+/// `openWorldHint: false`. None when every default holds. No title: the command API has no
+/// display title, and one derived from the name adds nothing to it.
+fn command_annotations(entry: &CommandEntry) -> Option<ToolAnnotations> {
     let def = entry.def();
-    let mut annotations = ToolAnnotations::with_title(title(entry.name()))
-        .read_only(!def.is_mutation())
-        .destructive(def.is_destructive());
+    let mut annotations = ToolAnnotations::new();
     if def.is_mutation() {
-        annotations = annotations.idempotent(def.is_idempotent());
+        if !def.is_destructive() {
+            annotations = annotations.destructive(false);
+        }
+        if def.is_idempotent() {
+            annotations = annotations.idempotent(true);
+        }
+    } else {
+        annotations = annotations.read_only(true);
     }
-    annotations
+    if !reaches_outside(entry) {
+        annotations = annotations.open_world(false);
+    }
+    (annotations != ToolAnnotations::new()).then_some(annotations)
 }
 
-/// `order-cancel` -> `Order cancel`.
-fn title(name: &str) -> String {
-    let words = name.replace('-', " ");
-    let mut chars = words.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => words,
-    }
-}
-
-/// The envelope every tool's `structuredContent` follows, with the command's own data
-/// schema inside.
-fn envelope_schema(data: &Value) -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "success": {"type": "boolean"},
-            "data": data,
-            "error": {"type": "object"},
-            "reasoning": {"type": "string"},
-            "confidence": {"type": "number"},
-            "metadata": {"type": "object"}
-        },
-        "required": ["success"]
-    })
+/// Whether a command may reach entities outside the app (MCP's `openWorldHint`: a web
+/// search, a payment provider, an email sent): `#[command(open_world)]`. Every other
+/// command is closed-world: its effects stay in the app's own state.
+fn reaches_outside(entry: &CommandEntry) -> bool {
+    entry.def().is_open_world()
 }
 
 /// An inputSchema must be an object schema; a command whose input is not an object is
@@ -293,27 +251,25 @@ fn envelope_schema(data: &Value) -> Value {
 fn input_schema_for(entry: &CommandEntry) -> Value {
     let schema = entry.input_schema();
     if schema.get("type") == Some(&json!("object")) {
-        schema.clone()
+        advertise::input(schema)
     } else {
         json!({"type": "object"})
     }
 }
 
-pub(crate) fn command_tool(entry: &CommandEntry) -> Tool {
+/// A command's own tool: its name, description, advertised input schema, annotations, and
+/// (when `rendering` asks and the command's output type has a schema) its data's shape.
+pub(crate) fn command_tool(entry: &CommandEntry, rendering: Rendering) -> Tool {
     let mut tool = Tool::new(
         entry.name(),
         entry.description(),
         object(input_schema_for(entry)),
-    )
-    .with_annotations(command_annotations(entry));
-    if let Some(output) = entry.output_schema() {
-        let mut output = output.clone();
-        let defs = output.as_object_mut().and_then(|map| map.remove("$defs"));
-        let mut envelope = envelope_schema(&output);
-        if let Some(defs) = defs {
-            envelope["$defs"] = defs;
-        }
-        tool = tool.with_raw_output_schema(object(envelope));
+    );
+    tool.annotations = command_annotations(entry);
+    if rendering.output_schemas
+        && let Some(data) = entry.output_schema()
+    {
+        tool = tool.with_raw_output_schema(object(advertise::output(data)));
     }
     tool
 }
@@ -353,25 +309,35 @@ pub(crate) fn group_tool(
         lines.join("; ")
     );
     let schema = json!({"type": "object", "properties": properties, "required": ["action"]});
-    let all_read_only = entries.iter().all(|entry| !entry.is_mutation());
-    let any_destructive = entries.iter().any(|entry| entry.def().is_destructive());
-    let annotations = ToolAnnotations::with_title(title(category))
-        .read_only(all_read_only)
-        .destructive(any_destructive);
-    (
-        Tool::new(category, description, object(schema)).with_annotations(annotations),
-        Route::Group(category),
-    )
+    let mut tool = Tool::new(category, description, object(advertise::input(&schema)));
+    tool.annotations = group_annotations(entries);
+    (tool, Route::Group(category))
+}
+
+/// A category tool's annotations, only where they differ from MCP's defaults and hold for
+/// every action: read-only when all are; otherwise not destructive when none is; closed
+/// world when none reaches outside. No title: the category's name is the tool's.
+fn group_annotations(entries: &[&CommandEntry]) -> Option<ToolAnnotations> {
+    let mut annotations = ToolAnnotations::new();
+    if entries.iter().all(|entry| !entry.is_mutation()) {
+        annotations = annotations.read_only(true);
+    } else if !entries.iter().any(|entry| entry.def().is_destructive()) {
+        annotations = annotations.destructive(false);
+    }
+    if !entries.iter().any(|entry| reaches_outside(entry)) {
+        annotations = annotations.open_world(false);
+    }
+    (annotations != ToolAnnotations::new()).then_some(annotations)
 }
 
 /// The grouped strategy's tools: one per category, then the context operations.
-pub(super) fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
+pub(super) fn group_tools(dispatcher: &Dispatcher, rendering: Rendering) -> Vec<(Tool, Route)> {
     let mut groups: BTreeMap<&'static str, Vec<&CommandEntry>> = BTreeMap::new();
     let mut ops = Vec::new();
     for entry in dispatcher.exposed_entries() {
         if is_op(entry.def()) {
             // The context operations are the lobby: tools of their own, not a group.
-            ops.push((command_tool(entry), Route::Command(entry.name())));
+            ops.push((command_tool(entry, rendering), Route::Command(entry.name())));
         } else {
             groups.entry(entry.category()).or_default().push(entry);
         }
@@ -387,15 +353,11 @@ pub(super) fn group_tools(dispatcher: &Dispatcher) -> Vec<(Tool, Route)> {
 /// A command listed by name and summary with a permissive schema; its real schema comes
 /// from afd-detail (and validates every call).
 pub(super) fn named_tool(entry: &CommandEntry) -> Tool {
-    let def = entry.def();
-    let mut annotations = ToolAnnotations::new().read_only(!def.is_mutation());
-    if def.is_mutation() {
-        annotations = annotations.destructive(def.is_destructive());
-    }
-    Tool::new(
+    let mut tool = Tool::new(
         entry.name(),
         summary(entry.description()),
         object(json!({"type": "object"})),
-    )
-    .with_annotations(annotations)
+    );
+    tool.annotations = command_annotations(entry);
+    tool
 }

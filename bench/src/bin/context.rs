@@ -5,6 +5,11 @@
 //! "Effective cost" table counts it: the listing plus the results the agent reads.
 //! With node and the reference built, the reference server is measured the same way over
 //! stdio, on the JSON exactly as it sends it (its results are text only).
+//! Then the listings as the official Python MCP client receives them (`bench/listing.py`:
+//! its re-serialisation, `json.dumps` separators), the way the reference's own figures are
+//! counted: computed in Rust for every size, and through the client itself (with a Python
+//! that has the `mcp` package: `--python`, default `$AFD_INTEROP_PYTHON` or `python3`)
+//! for afd-rs's `serve` and for the reference.
 //!
 //! `cargo run -p afd-bench --release --features full --bin context`
 
@@ -14,7 +19,10 @@ use std::process::Stdio;
 
 use afd_bench::client::Error;
 use afd_bench::thousands;
-use afd_examples::report::{STRATEGIES, TokenCounter, listing_cost, typical_interaction};
+use afd_examples::report::{
+    STRATEGIES, TokenCounter, client_listing, listing_cost, python_style_cost, text_cost,
+    typical_interaction,
+};
 use afd_runtime::CommandContext;
 use afd_runtime::mcp::{McpServer, Strategy};
 use clap::Parser;
@@ -42,6 +50,122 @@ struct Args {
     /// Print this command's tool (individual strategy, 80 commands) as listed, and exit.
     #[arg(long)]
     show_tool: Option<String>,
+    /// The Python with the official `mcp` package that measures listings as that client
+    /// receives them (default: `$AFD_INTEROP_PYTHON`, else `python3`).
+    #[arg(long)]
+    python: Option<PathBuf>,
+    /// Sizes at which the listings are also measured through the Python client.
+    #[arg(long, value_delimiter = ',', default_values_t = [80])]
+    client_commands: Vec<usize>,
+}
+
+/// The listings as the official Python client receives them: computed in Rust for every
+/// size, and through the client at `client_commands` for afd-rs's `serve` (beside this
+/// binary) and the reference.
+fn client_tables(args: &Args, counter: &TokenCounter, reference: Option<&Path>) -> Vec<Value> {
+    let mut lines = Vec::new();
+    println!(
+        "\ntools/list as the official Python MCP client receives it (json.dumps of its tools), o200k tokens\n"
+    );
+    println!("| commands | individual | individual, no output schemas | grouped | lazy | hybrid |");
+    println!("|---|---|---|---|---|---|");
+    for &n in &args.commands {
+        let mut cells = Vec::new();
+        for (strategy, output_schemas) in [
+            (Strategy::Individual, true),
+            (Strategy::Individual, false),
+            (Strategy::Grouped, true),
+            (Strategy::Lazy, true),
+            (Strategy::Hybrid, true),
+        ] {
+            let server = afd_bench::server_with(n, strategy, |b| b.output_schemas(output_schemas));
+            let cost = python_style_cost(&server, counter);
+            cells.push(format!("**{}**", thousands(cost.tokens)));
+            lines.push(json!({
+                "bench": "context-client", "server": "afd-rs", "measured": "rust",
+                "strategy": strategy.as_str(), "outputSchemas": output_schemas, "commands": n,
+                "tools": cost.tools, "bytes": cost.bytes, "tokens": cost.tokens,
+            }));
+        }
+        println!("| {} | {} |", thousands(n), cells.join(" | "));
+    }
+    let python = args.python.clone().unwrap_or_else(|| {
+        std::env::var_os("AFD_INTEROP_PYTHON")
+            .map_or_else(|| PathBuf::from("python3"), PathBuf::from)
+    });
+    let serve = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("serve")))
+        .filter(|path| path.is_file());
+    println!("\nThrough the client itself ({})\n", python.display());
+    println!("| server | commands | strategy | output schemas | tools | bytes | tokens |");
+    println!("|---|---|---|---|---|---|---|");
+    for &n in &args.client_commands {
+        let mut runs: Vec<(&str, &str, &str, Result<String, String>)> = Vec::new();
+        for (strategy, schemas) in [
+            ("individual", "on"),
+            ("individual", "off"),
+            ("grouped", "on"),
+            ("lazy", "on"),
+        ] {
+            let listed = match &serve {
+                Some(serve) => client_listing(
+                    &python,
+                    serve,
+                    &["--commands", &n.to_string(), "--strategy", strategy],
+                    &[("AFD_OUTPUT_SCHEMAS", schemas)],
+                ),
+                None => Err("the serve binary is not built beside this one".to_owned()),
+            };
+            runs.push(("afd-rs", strategy, schemas, listed));
+        }
+        if let Some(dir) = reference {
+            let node = node_and_reference(dir);
+            for strategy in ["individual", "grouped", "lazy"] {
+                let script = dir.join("bench/shop.mjs").display().to_string();
+                let listed = node.as_ref().map_err(Clone::clone).and_then(|node| {
+                    client_listing(
+                        &python,
+                        node,
+                        &[
+                            &script,
+                            "--strategy",
+                            strategy,
+                            "--commands",
+                            &n.to_string(),
+                        ],
+                        &[],
+                    )
+                });
+                runs.push(("afd-ts", strategy, "-", listed));
+            }
+        }
+        for (server, strategy, schemas, listed) in runs {
+            match listed {
+                Ok(text) => {
+                    let cost = text_cost(&text, counter);
+                    println!(
+                        "| {server} | {} | {strategy} | {schemas} | {} | {} | **{}** |",
+                        thousands(n),
+                        cost.tools,
+                        thousands(cost.bytes),
+                        thousands(cost.tokens)
+                    );
+                    lines.push(json!({
+                        "bench": "context-client", "server": server, "measured": "python-client",
+                        "strategy": strategy, "outputSchemas": schemas, "commands": n,
+                        "tools": cost.tools, "bytes": cost.bytes, "tokens": cost.tokens,
+                    }));
+                }
+                Err(why) => println!(
+                    "| {server} | {} | {strategy} | {schemas} | - | - | skipped: {} |",
+                    thousands(n),
+                    why.lines().last().unwrap_or("failed")
+                ),
+            }
+        }
+    }
+    lines
 }
 
 fn user_create() -> Value {
@@ -337,6 +461,8 @@ async fn main() -> Result<(), Error> {
         }
         Err(why) => println!("\nreference TypeScript server: skipped ({why})"),
     }
+    let reference_dir = (!args.no_reference).then_some(args.reference.as_path());
+    json_lines.extend(client_tables(&args, &counter, reference_dir));
     if let Some(path) = &args.json {
         use std::io::Write as _;
         let mut file = std::fs::OpenOptions::new()
