@@ -16,6 +16,7 @@ pub mod client;
 pub mod names;
 pub mod raw;
 pub mod shapes;
+pub mod soak;
 pub mod synthetic;
 pub mod workload;
 

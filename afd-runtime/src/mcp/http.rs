@@ -1,5 +1,6 @@
 //! Streamable HTTP: bound to 127.0.0.1 by default, `Host` and `Origin` validated, optional
-//! bearer-token auth in front of rmcp's streamable HTTP service.
+//! bearer-token auth and a bound on open sessions in front of rmcp's streamable HTTP
+//! service.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -23,6 +24,13 @@ use super::stream::malformed::{self, Malformed, Refused};
 /// The largest request body the endpoint reads (rmcp's own default, which it is given too).
 const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
+/// The JSON-RPC error code of an `initialize` refused because every session is taken (in
+/// the range the spec leaves to servers).
+const SESSIONS_FULL: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32000);
+
+/// The session header of the 2025-11-25 streamable HTTP transport.
+const SESSION_HEADER: &str = "mcp-session-id";
+
 type McpHttpService = StreamableHttpService<McpServer, LocalSessionManager>;
 
 /// How the HTTP endpoint is served.
@@ -34,6 +42,8 @@ pub struct HttpOptions {
     allowed_hosts: Option<Vec<String>>,
     bearer_token: Option<String>,
     sessions: bool,
+    max_sessions: usize,
+    session_idle_timeout: Duration,
     body_timeout: Duration,
 }
 
@@ -51,6 +61,8 @@ impl HttpOptions {
             allowed_hosts: None,
             bearer_token: None,
             sessions: true,
+            max_sessions: 1024,
+            session_idle_timeout: Duration::from_secs(300),
             body_timeout: Duration::from_secs(30),
         }
     }
@@ -107,6 +119,23 @@ impl HttpOptions {
     #[must_use]
     pub fn sessions(mut self, on: bool) -> Self {
         self.sessions = on;
+        self
+    }
+
+    /// How many sessions may be open at once (default 1024). An `initialize` beyond it is
+    /// answered 503 with a JSON-RPC error that names the limit, until a session is closed
+    /// (HTTP `DELETE`) or expires.
+    #[must_use]
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max;
+        self
+    }
+
+    /// How long a session may stay idle before the server closes it (default 5 minutes);
+    /// a request on it afterwards is answered 404, and the client starts a new session.
+    #[must_use]
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
         self
     }
 }
@@ -206,6 +235,59 @@ fn json_content(request: &Request<Incoming>) -> bool {
         })
 }
 
+/// The bound on open sessions: counts the session manager's sessions (rmcp removes one when
+/// it is closed or its idle timeout ends it) and lets one `initialize` at a time check the
+/// count and open its session, so the bound holds under a flood of them.
+struct SessionGate {
+    manager: Arc<LocalSessionManager>,
+    max: usize,
+    idle_timeout: Duration,
+    opening: tokio::sync::Mutex<()>,
+}
+
+/// The parts of a message the gate reads.
+#[derive(serde::Deserialize)]
+struct MethodOnly {
+    #[serde(default)]
+    method: Option<String>,
+}
+
+impl SessionGate {
+    /// Whether `parts` and `body` open a session: an `initialize` request without a
+    /// session header (it always selects the session lifecycle).
+    fn opens_session(parts: &hyper::http::request::Parts, body: &[u8]) -> bool {
+        !parts.headers.contains_key(SESSION_HEADER)
+            && serde_json::from_slice::<MethodOnly>(body)
+                .is_ok_and(|message| message.method.as_deref() == Some("initialize"))
+    }
+
+    /// 503 for an `initialize` that finds every session taken.
+    fn full(&self, open: usize, body: &[u8]) -> Response<Body> {
+        let idle = self.idle_timeout.as_secs();
+        let error = Malformed {
+            id: malformed::readable_id(body.trim_ascii()),
+            code: SESSIONS_FULL,
+            message: format!(
+                "Server busy: {open} sessions are open, the limit is {}; close a session you no \
+                 longer use (HTTP DELETE with its Mcp-Session-Id), or retry later: idle \
+                 sessions close after {idle} s",
+                self.max
+            ),
+            data: Some(serde_json::json!({
+                "maxSessions": self.max,
+                "openSessions": open,
+                "idleTimeoutSecs": idle,
+            })),
+        };
+        let mut response = json_error(StatusCode::SERVICE_UNAVAILABLE, &error);
+        response.headers_mut().insert(
+            hyper::header::RETRY_AFTER,
+            hyper::header::HeaderValue::from(idle.clamp(1, 60)),
+        );
+        response
+    }
+}
+
 /// A JSON POST: a body over the limit is refused from its `Content-Length` before it is
 /// read; the rest is read (up to the limit); a message whose params do not fit its method
 /// (or whose id is not a string or number) is answered 400 with the JSON-RPC error and its
@@ -217,6 +299,7 @@ async fn post(
     request: Request<Incoming>,
     mut service: McpHttpService,
     body_timeout: Duration,
+    gate: Option<&SessionGate>,
 ) -> Response<Body> {
     let declared = request
         .headers()
@@ -262,8 +345,21 @@ async fn post(
         };
         return json_error(StatusCode::BAD_REQUEST, &error);
     }
+    let opening = match gate {
+        Some(gate) if SessionGate::opens_session(&parts, &bytes) => {
+            let opening = gate.opening.lock().await;
+            let open = gate.manager.sessions.read().await.len();
+            if open >= gate.max {
+                return gate.full(open, &bytes);
+            }
+            Some(opening)
+        }
+        _ => None,
+    };
     let request = Request::from_parts(parts, Full::new(bytes.clone()));
     let Ok(response) = service.call(request).await;
+    // The session is in the manager once rmcp has answered its `initialize`.
+    drop(opening);
     if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
         return response;
     }
@@ -329,10 +425,21 @@ impl McpServer {
             config = config.with_allowed_hosts(hosts.clone());
         }
         let server = self.for_http();
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(options.session_idle_timeout);
+        let manager = Arc::new(manager);
+        let gate = options.sessions.then(|| {
+            Arc::new(SessionGate {
+                manager: manager.clone(),
+                max: options.max_sessions,
+                idle_timeout: options.session_idle_timeout,
+                opening: tokio::sync::Mutex::new(()),
+            })
+        });
         let service = StreamableHttpService::new(
             // A clone per HTTP session: each has its own transport session.
             move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
+            manager,
             config,
         );
         let listener = TcpListener::bind(options.addr).await?;
@@ -357,12 +464,14 @@ impl McpServer {
                 let service = service.clone();
                 let token = token.clone();
                 let path = path.clone();
+                let gate = gate.clone();
                 let stop = stop.clone();
                 tokio::spawn(async move {
                     let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
                         let mut service = service.clone();
                         let token = token.clone();
                         let path = path.clone();
+                        let gate = gate.clone();
                         async move {
                             if request.uri().path() != &*path {
                                 return Ok::<_, Infallible>(plain(
@@ -382,7 +491,9 @@ impl McpServer {
                                 return Ok(response);
                             }
                             if request.method() == Method::POST && json_content(&request) {
-                                return Ok(post(request, service, body_timeout).await);
+                                return Ok(
+                                    post(request, service, body_timeout, gate.as_deref()).await
+                                );
                             }
                             service.call(request).await
                         }
