@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::CommandError;
+use crate::progress::{ProgressSink, ProgressUpdate};
 
 type StateMap = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
@@ -39,6 +40,7 @@ struct Inner {
     session: Option<Arc<str>>,
     dev_mode: bool,
     cancel: CancellationToken,
+    progress: Option<Arc<dyn ProgressSink>>,
 }
 
 impl CommandContext {
@@ -113,6 +115,43 @@ impl CommandContext {
         self.inner.cancel.cancelled().await;
     }
 
+    /// Sends the call's progress reports to `sink` (the surface running the call sets it).
+    #[must_use]
+    pub fn with_progress(mut self, sink: Arc<dyn ProgressSink>) -> Self {
+        Arc::make_mut(&mut self.inner).progress = Some(sink);
+        self
+    }
+
+    /// Whether the caller asked for progress reports: a handler may skip computing them
+    /// when not.
+    pub fn wants_progress(&self) -> bool {
+        self.inner.progress.is_some()
+    }
+
+    /// Reports progress to the caller: `progress` out of `total` (when known), with an
+    /// optional message. Does nothing when nobody asked for progress; never fails.
+    ///
+    /// ```
+    /// use afd_runtime::CommandContext;
+    ///
+    /// # async fn demo(ctx: &CommandContext) {
+    /// for step in 1..=3 {
+    ///     ctx.report_progress(f64::from(step), Some(3.0), Some(format!("step {step}"))).await;
+    /// }
+    /// # }
+    /// ```
+    pub async fn report_progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) {
+        if let Some(sink) = &self.inner.progress {
+            sink.report(ProgressUpdate::new(progress, total, message))
+                .await;
+        }
+    }
+
     /// Turns dev mode on or off: in dev mode, internal errors carry the panic message.
     #[must_use]
     pub fn with_dev_mode(mut self, on: bool) -> Self {
@@ -162,6 +201,7 @@ impl fmt::Debug for CommandContext {
             .field("session", &self.inner.session)
             .field("dev_mode", &self.inner.dev_mode)
             .field("cancelled", &self.inner.cancel.is_cancelled())
+            .field("progress", &self.inner.progress.is_some())
             .finish()
     }
 }

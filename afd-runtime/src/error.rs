@@ -48,6 +48,9 @@ pub mod codes {
     pub const INPUT_TOO_LARGE: &str = "INPUT_TOO_LARGE";
     /// The handler failed unexpectedly (a panic, or a result that could not be serialised).
     pub const INTERNAL_ERROR: &str = "INTERNAL_ERROR";
+    /// A command that asks for confirmation was not confirmed (on the command line: no
+    /// terminal to ask on and no `--yes`, or the answer was no).
+    pub const CONFIRMATION_REQUIRED: &str = "CONFIRMATION_REQUIRED";
 }
 
 /// A structured failure: a stable `code`, a human-readable `message`, and a `suggestion`

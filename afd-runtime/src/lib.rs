@@ -9,6 +9,7 @@ mod command_context;
 mod error;
 pub mod export;
 mod macro_support;
+pub mod progress;
 mod registry;
 mod result;
 pub mod search;
@@ -29,6 +30,8 @@ pub mod middleware;
 pub mod tools;
 
 // Surfaces.
+#[cfg(feature = "cli")]
+pub mod cli;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 

@@ -1,31 +1,19 @@
-//! The shop server: 83 commands in 13 categories on SQLite, served to MCP clients.
+//! The shop: 83 commands in 13 categories on SQLite, on the command line and served to MCP
+//! clients.
 //!
 //! ```sh
-//! cargo run --example shop                                  # stdio, lazy strategy
+//! cargo run --example shop                                  # MCP over stdio, lazy strategy
 //! cargo run --example shop -- --strategy individual         # one tool per command
 //! cargo run --example shop -- --http 127.0.0.1:8787         # streamable HTTP
 //! cargo run --example shop -- --db shop.db                  # a database file
 //! cargo run --example shop -- --report                      # context cost per strategy
+//! cargo run --example shop -- call order-list --limit 5     # one command
+//! cargo run --example shop -- commands --search "cancel order"
+//! cargo run --example shop -- describe order-cancel
 //! ```
 
-use afd_examples::serve::{self, App, ServeArgs};
-use afd_examples::shop::{self, ShopStore};
-use clap::Parser;
-
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    serve::init_logging();
-    let args = ServeArgs::parse();
-    let store = if args.db == ":memory:" {
-        ShopStore::in_memory()?
-    } else {
-        ShopStore::open(&args.db)?
-    };
-    let app = App {
-        name: "shop",
-        registry: afd_runtime::Registry::global(),
-        commands: shop::COMMAND_NAMES.to_vec(),
-        context: shop::context(store),
-    };
-    serve::run(args, app).await
+async fn main() {
+    afd_examples::serve::init_logging();
+    std::process::exit(afd_examples::apps::shop_main().await);
 }

@@ -1,43 +1,65 @@
-//! The command line the example servers share: strategy, transport, database, report.
+//! What the example apps share on the command line: `afd_runtime::cli` (every command
+//! as a subcommand, `serve` for MCP) with the examples' own flags, `--db` (the SQLite
+//! database) and `--report` (the context cost of each strategy).
 
-use std::net::SocketAddr;
-
-use afd_runtime::mcp::{HttpOptions, McpServer, Strategy};
+use afd_runtime::cli::{Cli, EXIT_FAILURE, EXIT_SUCCESS, Parsed};
+use afd_runtime::mcp::{McpServer, Strategy};
 use afd_runtime::usage::UsageStats;
 use afd_runtime::{CommandContext, Registry};
-use clap::Parser;
+use clap::{Arg, ArgAction};
 
 use crate::report::{ListingCost, STRATEGIES, TokenCounter, listing_cost, python_style_cost};
 
-/// Serve an example app to MCP clients (stdio unless --http is given).
-#[derive(Debug, Parser)]
-pub struct ServeArgs {
-    /// Tool strategy: individual, grouped, lazy or hybrid (AFD_TOOL_STRATEGY overrides it).
-    #[arg(long, default_value = "lazy")]
-    pub strategy: Strategy,
-    /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8787) instead of stdio.
-    #[arg(long)]
-    pub http: Option<SocketAddr>,
-    /// Require this bearer token on HTTP requests.
-    #[arg(long, requires = "http")]
-    pub token: Option<String>,
-    /// SQLite database file, or :memory: (the default).
-    #[arg(long, default_value = ":memory:")]
-    pub db: String,
-    /// Print the context cost of each strategy (tools and o200k tokens) and exit.
-    #[arg(long)]
-    pub report: bool,
-    /// Keep usage statistics (what agents call, and what they call next) in this SQLite
-    /// file, so they survive restarts (default: in memory).
-    #[arg(long, value_name = "FILE", conflicts_with = "no_usage")]
-    pub usage_db: Option<std::path::PathBuf>,
-    /// Record no usage statistics.
-    #[arg(long)]
-    pub no_usage: bool,
-    /// Write the catalog as a folder tree (`<category>/<command>.json`, index.json,
-    /// README.md) into this directory and exit.
-    #[arg(long, value_name = "DIR")]
-    pub export: Option<std::path::PathBuf>,
+/// The `--db` flag's id.
+pub const DB: &str = "db";
+/// The `--report` flag's id.
+pub const REPORT: &str = "report";
+
+/// The command line of an example app: `commands` of `registry` as subcommands (only
+/// those the CLI surface allows), `serve`, and the examples' `--db` and `--report`.
+pub fn cli(name: &'static str, registry: &'static Registry, commands: Vec<&'static str>) -> Cli {
+    Cli::new(registry)
+        .name(name)
+        .version(env!("CARGO_PKG_VERSION"))
+        .dispatch(move |builder| builder.expose_only(commands.clone()))
+        .arg(
+            Arg::new(DB)
+                .long(DB)
+                .global(true)
+                .value_name("FILE")
+                .default_value(":memory:")
+                .help("SQLite database file, or :memory: (the default)"),
+        )
+        .arg(
+            Arg::new(REPORT)
+                .long(REPORT)
+                .global(true)
+                .action(ArgAction::SetTrue)
+                .help("Print the context cost of each strategy (tools and o200k tokens) and exit"),
+        )
+}
+
+/// The database `--db` names.
+pub fn db(parsed: &Parsed) -> &str {
+    parsed
+        .matches()
+        .get_one::<String>(DB)
+        .map_or(":memory:", String::as_str)
+}
+
+/// Runs what was parsed with `app`'s context: `--report`, or the command line (with no
+/// subcommand: serving MCP over stdio). Returns the exit code.
+pub async fn run(parsed: Parsed, app: App) -> i32 {
+    if parsed.matches().get_flag(REPORT) {
+        return match print_report(&app).await {
+            Ok(()) => EXIT_SUCCESS,
+            Err(error) => {
+                eprintln!("error: {error}");
+                EXIT_FAILURE
+            }
+        };
+    }
+    parsed.run(app.context).await
 }
 
 /// What an example app gives the shared command line.
@@ -157,54 +179,6 @@ pub async fn print_report(app: &App) -> Result<(), Box<dyn std::error::Error + S
         );
     }
     Ok(())
-}
-
-/// Runs the command line: report, stdio or HTTP.
-///
-/// # Errors
-///
-/// The server could not be built or the transport failed.
-pub async fn run(
-    args: ServeArgs,
-    app: App,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    if args.report {
-        return print_report(&app).await;
-    }
-    let usage = match (&args.usage_db, args.no_usage) {
-        (_, true) => UsageStats::disabled(),
-        (Some(path), false) => UsageStats::open(path),
-        (None, false) => UsageStats::in_memory(),
-    };
-    let server = server_with(&app, args.strategy, usage, true)?;
-    if let Some(dir) = &args.export {
-        let dispatcher = server.dispatcher();
-        let summary = afd_runtime::export::export_tree_with(app.registry, dir, |entry| {
-            dispatcher.is_exposed(entry.name())
-        })?;
-        println!(
-            "wrote {} commands in {} categories to {} ({} files)",
-            summary.commands,
-            summary.categories,
-            summary.dir.display(),
-            summary.files.len()
-        );
-        return Ok(());
-    }
-    tracing::info!(strategy = %server.strategy(), tools = server.tools().len(), "starting {}", app.name);
-    match args.http {
-        Some(addr) => {
-            let mut options = HttpOptions::new(addr);
-            if let Some(token) = args.token {
-                options = options.bearer_token(token);
-            }
-            let handle = server.bind_http(options).await?;
-            eprintln!("{} serving MCP at {}", app.name, handle.url());
-            handle.wait().await;
-            Ok(())
-        }
-        None => server.serve_stdio().await,
-    }
 }
 
 /// Sends logs to stderr (stdout carries the MCP protocol on stdio), filtered by RUST_LOG.

@@ -37,6 +37,7 @@ pub enum DispatcherError {
 pub struct DispatcherBuilder {
     registry: SharedRegistry,
     surface: Surface,
+    enforce_surface: bool,
     only: Option<Vec<String>>,
     also: Vec<String>,
     hidden: Vec<String>,
@@ -76,6 +77,16 @@ impl DispatcherBuilder {
     #[must_use]
     pub fn surface(mut self, surface: Surface) -> Self {
         self.surface = surface;
+        self
+    }
+
+    /// Applies the surface's `expose(...)` options to the explicit lists too
+    /// ([`expose_only`](Self::expose_only), [`expose`](Self::expose)): a command the surface
+    /// does not allow stays unexposed whatever the lists name. The command line sets it, so
+    /// a command marked `expose(cli = false)` is never callable from it.
+    #[must_use]
+    pub fn enforce_surface(mut self) -> Self {
+        self.enforce_surface = true;
         self
     }
 
@@ -170,6 +181,13 @@ impl DispatcherBuilder {
         for name in &self.hidden {
             exposed.remove(check(name)?);
         }
+        if self.enforce_surface {
+            exposed.retain(|name| {
+                registry
+                    .get(name)
+                    .is_some_and(|entry| self.surface.allows(entry.def()))
+            });
+        }
         // The context operations are how an agent moves between contexts: always callable
         // where contexts are declared.
         if !registry.contexts().is_empty() {
@@ -195,6 +213,7 @@ impl DispatcherBuilder {
         DispatcherBuilder {
             registry,
             surface: Surface::InProcess,
+            enforce_surface: false,
             only: None,
             also: Vec::new(),
             hidden: Vec::new(),

@@ -79,7 +79,10 @@ impl McpServer {
             .and_then(|token| ProgressToken::deserialize(token).ok());
         let mut notified = progress.is_some();
         if let Some(token) = progress {
-            ctx = ctx.with_state(Progress::new(peer.clone(), token));
+            let progress = Progress::new(peer.clone(), token);
+            ctx = ctx
+                .with_state(progress.clone())
+                .with_progress(std::sync::Arc::new(progress));
         }
         // Where tools/list follows the transport session, announce what the call changed.
         let followed = self.followed_session(legacy);

@@ -1,13 +1,22 @@
-//! [`Progress`]: how a command reports progress to the client that asked for it.
+//! [`Progress`]: the progress a command reports, sent to the MCP client that asked for it
+//! as `notifications/progress`.
 
 use std::fmt;
+
+use futures_util::FutureExt as _;
+use futures_util::future::BoxFuture;
 
 use rmcp::RoleServer;
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 
+use crate::progress::{ProgressSink, ProgressUpdate};
+
 /// Progress reporting to the MCP client, for a `tools/call` whose request carried a
-/// progress token: handlers find it in their context (`ctx.state::<Progress>()`, absent
-/// when the client asked for no progress) and send `notifications/progress` through it.
+/// progress token. Handlers report through
+/// [`CommandContext::report_progress`](crate::CommandContext::report_progress), which this
+/// serves on MCP; it is also in the context's state (`ctx.try_state::<Progress>()`, absent
+/// when the client asked for no progress) for code that forwards progress of its own, such
+/// as a gateway relaying an upstream server's notifications.
 #[derive(Clone)]
 pub struct Progress {
     peer: rmcp::Peer<RoleServer>,
@@ -37,5 +46,11 @@ impl Progress {
         if let Err(error) = self.peer.notify_progress(params).await {
             tracing::debug!(%error, "could not send notifications/progress");
         }
+    }
+}
+
+impl ProgressSink for Progress {
+    fn report(&self, update: ProgressUpdate) -> BoxFuture<'_, ()> {
+        Progress::report(self, update.progress, update.total, update.message).boxed()
     }
 }

@@ -471,16 +471,24 @@ pub struct DeletedBatch {
     destructive,
     confirm_prompt = "This will delete {ids}. Continue?"
 )]
-pub fn todo_delete_batch(
+pub async fn todo_delete_batch(
     input: TodoIds,
     ctx: &CommandContext,
 ) -> Result<DeletedBatch, CommandError> {
     let store = ctx.state::<TodoStore>()?;
-    let results = input
-        .ids
-        .iter()
-        .map(|id| (Some(id.clone()), store.delete(id).map(|()| id.clone())))
-        .collect();
+    let total = input.ids.len() as f64;
+    let mut results = Vec::with_capacity(input.ids.len());
+    for (done, id) in input.ids.iter().enumerate() {
+        results.push((Some(id.clone()), store.delete(id).map(|()| id.clone())));
+        // Whoever runs the call sees how far along it is: an MCP client that asked for
+        // progress, a bar on the command line.
+        ctx.report_progress(
+            (done + 1) as f64,
+            Some(total),
+            Some(format!("deleted {id}")),
+        )
+        .await;
+    }
     let (deleted_ids, failed, summary) = summarise(results);
     Ok(DeletedBatch {
         deleted_ids,

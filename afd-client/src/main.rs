@@ -1,0 +1,333 @@
+//! `afd`: a command line for any MCP server, started as a child process (`--server`) or
+//! reached over streamable HTTP (`--url`). `tools` lists its tools, `call <tool> --field
+//! value` calls one with flags from the tool's input schema (`afd_runtime::cli::flags`, as
+//! an afd app's own command line builds them), `batch FILE` runs afd-batch. On an afd
+//! server, `discover` and `detail` use its meta-tools, and `call` reaches a command that
+//! the lazy strategy does not list through afd-detail (for the schema) and afd-call.
+
+use std::process::exit;
+
+use afd_runtime::cli::flags::{Flags, read_input};
+use afd_runtime::cli::{EXIT_FAILURE, EXIT_SUCCESS, EXIT_USAGE, render_data};
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
+use rmcp::service::RunningService;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+type Client = RunningService<RoleClient, ()>;
+
+fn command() -> Command {
+    Command::new("afd")
+        .about("A command line for any MCP server: list, search and call its tools")
+        .arg(
+            Arg::new("server")
+                .long("server")
+                .value_name("COMMAND LINE")
+                .help("Start this MCP server over stdio (words split on spaces)")
+                .conflicts_with("url")
+                .required_unless_present("url"),
+        )
+        .arg(
+            Arg::new("url")
+                .long("url")
+                .value_name("URL")
+                .help("Connect to this streamable HTTP MCP endpoint"),
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .global(true)
+                .action(ArgAction::SetTrue)
+                .help("Print results as JSON"),
+        )
+        .subcommand_required(true)
+        .subcommand(Command::new("tools").about("List the server's tools"))
+        .subcommand(
+            Command::new("discover")
+                .about("Search an afd server's commands (afd-discover)")
+                .arg(Arg::new("search").long("search").value_name("QUERY"))
+                .arg(Arg::new("category").long("category").value_name("CATEGORY")),
+        )
+        .subcommand(
+            Command::new("detail")
+                .about("An afd server's command definition (afd-detail)")
+                .arg(Arg::new("command").required(true)),
+        )
+        .subcommand(
+            Command::new("call")
+                .about("Call a tool (or an afd command): `call <tool> --field value ...`")
+                .arg(Arg::new("tool").required(true))
+                .arg(
+                    Arg::new("args")
+                        .num_args(0..)
+                        .trailing_var_arg(true)
+                        .allow_hyphen_values(true),
+                ),
+        )
+        .subcommand(
+            Command::new("batch")
+                .about("Run afd-batch with the request in a JSON file ('-': stdin)")
+                .arg(Arg::new("file").required(true)),
+        )
+}
+
+#[tokio::main]
+async fn main() {
+    let matches = command().get_matches();
+    exit(run(&matches).await);
+}
+
+async fn connect(matches: &ArgMatches) -> Result<Client, String> {
+    if let Some(url) = matches.get_one::<String>("url") {
+        let transport = StreamableHttpClientTransport::from_uri(url.clone());
+        return ().serve(transport).await.map_err(|e| format!("cannot connect to {url}: {e}"));
+    }
+    let line = matches
+        .get_one::<String>("server")
+        .cloned()
+        .unwrap_or_default();
+    let mut words = line.split_whitespace();
+    let program = words.next().ok_or("--server needs a command line")?;
+    let mut process = tokio::process::Command::new(program);
+    process.args(words);
+    let (transport, _) = TokioChildProcess::builder(process)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start '{program}': {e}"))?;
+    ().serve(transport)
+        .await
+        .map_err(|e| format!("the MCP handshake with '{line}' failed: {e}"))
+}
+
+async fn run(matches: &ArgMatches) -> i32 {
+    let client = match connect(matches).await {
+        Ok(client) => client,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return EXIT_FAILURE;
+        }
+    };
+    // `--json` after a tool's flags belongs to afd, not to the tool.
+    let json = matches.get_flag("json")
+        || matches
+            .subcommand_matches("call")
+            .and_then(|call| call.get_many::<String>("args"))
+            .is_some_and(|mut args| args.any(|arg| arg == "--json"));
+    let code = match matches.subcommand() {
+        Some(("tools", _)) => tools(&client, json).await,
+        Some(("discover", sub)) => {
+            let mut input = json!({});
+            for key in ["search", "category"] {
+                if let Some(value) = sub.get_one::<String>(key) {
+                    input[key] = json!(value);
+                }
+            }
+            call_tool(&client, "afd-discover", input, json).await
+        }
+        Some(("detail", sub)) => {
+            let name = sub
+                .get_one::<String>("command")
+                .cloned()
+                .unwrap_or_default();
+            call_tool(&client, "afd-detail", json!({"command": name}), json).await
+        }
+        Some(("call", sub)) => call(&client, sub, json).await,
+        Some(("batch", sub)) => {
+            let path = sub.get_one::<String>("file").cloned().unwrap_or_default();
+            let input = read_input(std::path::Path::new(&path))
+                .map_err(|e| e.message)
+                .and_then(|text| serde_json::from_str::<Value>(&text).map_err(|e| e.to_string()));
+            match input {
+                Ok(input) => call_tool(&client, "afd-batch", input, json).await,
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    EXIT_FAILURE
+                }
+            }
+        }
+        _ => EXIT_USAGE,
+    };
+    let _ = client.cancel().await;
+    code
+}
+
+async fn list(client: &Client) -> Result<Vec<Tool>, String> {
+    client
+        .peer()
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("tools/list failed: {e}"))
+}
+
+async fn tools(client: &Client, json: bool) -> i32 {
+    let tools = match list(client).await {
+        Ok(tools) => tools,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return EXIT_FAILURE;
+        }
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&tools).unwrap_or_default()
+        );
+        return EXIT_SUCCESS;
+    }
+    let rows: Vec<Value> = tools
+        .iter()
+        .map(|tool| {
+            let description = tool.description.as_deref().unwrap_or_default();
+            json!({"name": tool.name, "description": afd_runtime::summary(description)})
+        })
+        .collect();
+    print!("{}", render_data(&Value::Array(rows)));
+    EXIT_SUCCESS
+}
+
+/// `call <tool> ...`: a listed tool with its schema, or else an afd command through
+/// afd-detail and afd-call.
+async fn call(client: &Client, matches: &ArgMatches, json: bool) -> i32 {
+    let name = matches
+        .get_one::<String>("tool")
+        .cloned()
+        .unwrap_or_default();
+    let args: Vec<String> = matches
+        .get_many::<String>("args")
+        .map(|a| a.filter(|arg| *arg != "--json").cloned().collect())
+        .unwrap_or_default();
+    let tools = match list(client).await {
+        Ok(tools) => tools,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return EXIT_FAILURE;
+        }
+    };
+    let listed = tools.iter().find(|tool| tool.name == name);
+    let via_call = listed.is_none() && tools.iter().any(|tool| tool.name == "afd-call");
+    let schema = match listed {
+        Some(tool) => Value::Object(tool.input_schema.as_ref().clone()),
+        None if via_call => match command_schema(client, &name).await {
+            Some(schema) => schema,
+            None => json!({"type": "object"}),
+        },
+        None => {
+            eprintln!("error: the server has no tool named '{name}'; `tools` lists them");
+            return EXIT_FAILURE;
+        }
+    };
+    let flags = Flags::from_schema(&schema, &["json"]);
+    let parsed = flags
+        .apply(Command::new(name.clone()).no_binary_name(false))
+        .try_get_matches_from(std::iter::once(name.clone()).chain(args));
+    let parsed = match parsed {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() {
+                EXIT_USAGE
+            } else {
+                EXIT_SUCCESS
+            };
+        }
+    };
+    let input = match flags.input(&parsed) {
+        Ok(input) => input,
+        Err(error) => {
+            afd_runtime::cli::print_error(&error);
+            return EXIT_FAILURE;
+        }
+    };
+    if via_call {
+        call_tool(
+            client,
+            "afd-call",
+            json!({"command": name, "input": input}),
+            json,
+        )
+        .await
+    } else {
+        call_tool(client, &name, input, json).await
+    }
+}
+
+/// An afd command's input schema, from afd-detail.
+async fn command_schema(client: &Client, name: &str) -> Option<Value> {
+    let result = request(client, "afd-detail", json!({"command": name}))
+        .await
+        .ok()?;
+    let data = result.structured_content?;
+    let detail = data.get("data")?;
+    // One command asked for: an array of one definition.
+    let detail = detail.get(0).unwrap_or(detail);
+    detail.get("inputSchema").cloned()
+}
+
+async fn request(client: &Client, tool: &str, input: Value) -> Result<CallToolResult, String> {
+    let arguments: JsonObject = match input {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    };
+    client
+        .peer()
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .await
+        .map_err(|e| format!("tools/call {tool} failed: {e}"))
+}
+
+/// Calls `tool` and prints its result; the exit code says whether it succeeded.
+async fn call_tool(client: &Client, tool: &str, input: Value, json: bool) -> i32 {
+    let result = match request(client, tool, input).await {
+        Ok(result) => result,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return EXIT_FAILURE;
+        }
+    };
+    let failed = result.is_error == Some(true);
+    let text: String = result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let structured = result
+        .structured_content
+        .clone()
+        .or_else(|| serde_json::from_str(&text).ok());
+    match (json, structured) {
+        (true, Some(value)) => println!(
+            "{}",
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        ),
+        (false, Some(value)) if value.get("success").is_some() => {
+            // An afd CommandResult: its data, or its error.
+            match value.get("error").filter(|e| !e.is_null()) {
+                Some(error) => {
+                    eprintln!(
+                        "error[{}]: {}",
+                        error["code"].as_str().unwrap_or_default(),
+                        error["message"].as_str().unwrap_or_default()
+                    );
+                    if let Some(suggestion) = error["suggestion"].as_str() {
+                        eprintln!("  suggestion: {suggestion}");
+                    }
+                }
+                None => print!("{}", render_data(value.get("data").unwrap_or(&value))),
+            }
+        }
+        (false, Some(value)) => print!("{}", render_data(&value)),
+        (_, None) if failed => eprintln!("{text}"),
+        (_, None) => println!("{text}"),
+    }
+    let success = !failed
+        && result
+            .structured_content
+            .as_ref()
+            .and_then(|value| value.get("success"))
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+    if success { EXIT_SUCCESS } else { EXIT_FAILURE }
+}

@@ -1,0 +1,530 @@
+//! Carries out what was parsed: a command call (confirmation, progress, Ctrl-C), the
+//! built-in subcommands, and printing (readable, or `--json` as MCP clients get it).
+//! Every call goes through [`Dispatcher::call`] or the built-in tools over it.
+
+use std::future::Future;
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::ArgMatches;
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::app::{CONTEXT, JSON, READ_ONLY, YES};
+use super::flags::{Flags, read_input};
+use super::progress::TerminalProgress;
+use super::render::{print_error, render_data};
+use super::{Cli, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_SUCCESS, EXIT_USAGE};
+use crate::command_context::CommandContext;
+use crate::dispatch::Dispatcher;
+use crate::error::{CommandError, codes};
+use crate::registry::Scope;
+use crate::result::CommandResult;
+use crate::tools::meta::MetaTools;
+use crate::{BatchRequest, PipeRequest};
+
+/// How results are printed.
+#[derive(Clone, Copy)]
+struct Output {
+    json: bool,
+}
+
+impl Output {
+    /// Prints a result: JSON as MCP clients get it, or for reading. Returns the exit code.
+    fn result(self, result: &CommandResult<Value>) -> i32 {
+        if self.json {
+            print_json(result);
+        } else {
+            for warning in &result.warnings {
+                eprintln!("warning[{}]: {}", warning.code, warning.message);
+            }
+            match (&result.error, &result.data) {
+                (Some(error), _) => print_error(error),
+                (None, Some(data)) if !data.is_null() => print!("{}", render_data(data)),
+                (None, _) => {
+                    if let Some(reasoning) = &result.reasoning {
+                        println!("{reasoning}");
+                    }
+                }
+            }
+        }
+        exit_code(result.success)
+    }
+
+    /// Prints an error that happened before any call.
+    fn error(self, error: CommandError) -> i32 {
+        self.result(&CommandResult::failure(error))
+    }
+}
+
+fn exit_code(success: bool) -> i32 {
+    if success { EXIT_SUCCESS } else { EXIT_FAILURE }
+}
+
+fn print_json(value: &impl Serialize) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(error) => eprintln!("error: {error}"),
+    }
+}
+
+pub(super) async fn run(
+    cli: &Cli,
+    dispatcher: &Dispatcher,
+    matches: &ArgMatches,
+    ctx: CommandContext,
+) -> i32 {
+    let output = Output {
+        json: matches.get_flag(JSON),
+    };
+    let Some((name, sub)) = matches.subcommand() else {
+        return serve(cli, matches, ctx).await;
+    };
+    let ctx = match enter_context(dispatcher, matches, ctx) {
+        Ok(ctx) => ctx,
+        Err(error) => return output.error(error),
+    };
+    let yes = matches.get_flag(YES);
+    match name {
+        "call" => match sub.subcommand() {
+            Some((command, args)) => call(dispatcher, command, args, ctx, output, yes).await,
+            None => EXIT_USAGE,
+        },
+        "commands" => commands(dispatcher, sub, ctx.session(), output),
+        "describe" => describe(dispatcher, sub, output),
+        "batch" => batch(dispatcher, sub, ctx, output, yes).await,
+        "pipe" => pipe(dispatcher, sub, ctx, output, yes).await,
+        "contexts" => contexts(dispatcher, ctx.session(), output),
+        "completions" => completions(cli, dispatcher, sub),
+        "serve" => serve(cli, sub, ctx).await,
+        command => call(dispatcher, command, sub, ctx, output, yes).await,
+    }
+}
+
+#[cfg(feature = "mcp")]
+async fn serve(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) -> i32 {
+    super::serve::run(cli, matches, ctx).await
+}
+
+#[cfg(not(feature = "mcp"))]
+async fn serve(_cli: &Cli, _matches: &ArgMatches, _ctx: CommandContext) -> i32 {
+    eprintln!("error: this build has no MCP server (the `mcp` feature is off); see --help");
+    EXIT_USAGE
+}
+
+/// With `--context NAME`, a session in that context (read-only with `--read-only`).
+fn enter_context(
+    dispatcher: &Dispatcher,
+    matches: &ArgMatches,
+    ctx: CommandContext,
+) -> Result<CommandContext, CommandError> {
+    let Some(context) = matches.get_one::<String>(CONTEXT) else {
+        return Ok(ctx);
+    };
+    let scope = if matches.get_flag(READ_ONLY) {
+        Scope::ReadOnly
+    } else {
+        Scope::Full
+    };
+    let session = dispatcher.open_session();
+    dispatcher.enter_context(Some(&session), context, Some(scope))?;
+    Ok(ctx.with_session(session))
+}
+
+/// Runs `future` with a cancellation token that Ctrl-C cancels; tells whether it did.
+async fn interruptible<T>(
+    ctx: CommandContext,
+    run: impl FnOnce(CommandContext) -> std::pin::Pin<Box<dyn Future<Output = T> + Send>>,
+) -> (T, bool) {
+    let token = CancellationToken::new();
+    let future = run(ctx.with_cancellation(token.clone()));
+    tokio::pin!(future);
+    tokio::select! {
+        value = &mut future => (value, false),
+        Ok(()) = tokio::signal::ctrl_c() => {
+            token.cancel();
+            (future.await, true)
+        }
+    }
+}
+
+/// Asks for confirmation of the commands among `names` that want it, unless `--yes`.
+fn confirm(
+    dispatcher: &Dispatcher,
+    calls: &[(&str, Option<&Value>)],
+    yes: bool,
+) -> Result<(), CommandError> {
+    if yes {
+        return Ok(());
+    }
+    let prompts: Vec<(String, String)> = calls
+        .iter()
+        .filter_map(|(name, input)| {
+            let entry = dispatcher.registry().lookup(name)?.entry;
+            if !dispatcher.is_exposed(entry.name()) {
+                return None;
+            }
+            let prompt = entry.def().confirm_prompt()?;
+            Some((entry.name().to_owned(), fill(prompt, *input)))
+        })
+        .collect();
+    if prompts.is_empty() {
+        return Ok(());
+    }
+    let text = prompts
+        .iter()
+        .map(|(_, prompt)| prompt.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let names = prompts
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Err(CommandError::new(
+            codes::CONFIRMATION_REQUIRED,
+            format!("{names} asks for confirmation: {text}"),
+        )
+        .with_suggestion("Run it again with --yes to confirm"));
+    }
+    eprint!("{text} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    if matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        Ok(())
+    } else {
+        Err(CommandError::new(
+            codes::CONFIRMATION_REQUIRED,
+            format!("{names} was not confirmed; nothing was done"),
+        )
+        .with_suggestion("Answer y to run it, or pass --yes"))
+    }
+}
+
+/// A confirmation prompt with `{field}` replaced by the input's values.
+fn fill(prompt: &str, input: Option<&Value>) -> String {
+    let Some(Value::Object(input)) = input else {
+        return prompt.to_owned();
+    };
+    let mut text = prompt.to_owned();
+    for (key, value) in input {
+        let shown = match value {
+            Value::String(value) => value.clone(),
+            other => other.to_string(),
+        };
+        text = text.replace(&format!("{{{key}}}"), &shown);
+    }
+    text
+}
+
+async fn call(
+    dispatcher: &Dispatcher,
+    name: &str,
+    args: &ArgMatches,
+    ctx: CommandContext,
+    output: Output,
+    yes: bool,
+) -> i32 {
+    let Some(resolved) = dispatcher.registry().lookup(name) else {
+        return output.error(dispatcher.registry().not_found(name));
+    };
+    let flags = Flags::from_schema(resolved.entry.input_schema(), &[]);
+    let input = match flags.input(args) {
+        Ok(input) => input,
+        Err(error) => return output.error(error),
+    };
+    if let Err(error) = confirm(dispatcher, &[(name, Some(&input))], yes) {
+        return output.error(error);
+    }
+    let progress = Arc::new(TerminalProgress::stderr());
+    let ctx = ctx.with_progress(progress.clone());
+    let dispatcher = dispatcher.clone();
+    let name = name.to_owned();
+    let (result, interrupted) = interruptible(ctx, move |ctx| {
+        Box::pin(async move { dispatcher.call(&name, input, ctx).await })
+    })
+    .await;
+    progress.finish();
+    let code = output.result(&result);
+    if interrupted { EXIT_INTERRUPTED } else { code }
+}
+
+fn commands(
+    dispatcher: &Dispatcher,
+    args: &ArgMatches,
+    session: Option<&str>,
+    output: Output,
+) -> i32 {
+    let mut input = json!({"detail": "summary"});
+    let search = args.get_one::<String>("search");
+    if let Some(category) = args.get_one::<String>("category") {
+        input["category"] = json!(category);
+    }
+    if let Some(tags) = args.get_many::<String>("tag") {
+        input["tag"] = json!(tags.collect::<Vec<_>>());
+    }
+    if let Some(query) = search {
+        input["search"] = json!(query);
+    }
+    let limit = args
+        .get_one::<usize>("limit")
+        .copied()
+        .unwrap_or(if search.is_some() { 10 } else { 100 });
+    input["limit"] = json!(limit);
+    if let Some(session) = session {
+        input["session"] = json!(session);
+    }
+    let result = dispatcher.discover(input);
+    if output.json || !result.success {
+        return output.result(&result);
+    }
+    let data = result.data.unwrap_or_default();
+    let rows: Vec<Value> = data["commands"]
+        .as_array()
+        .map(|commands| {
+            commands
+                .iter()
+                .map(|command| {
+                    json!({
+                        "name": command["name"],
+                        "category": command["category"],
+                        "description": command["description"],
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if rows.is_empty() {
+        println!("no commands match");
+    } else {
+        print!("{}", render_data(&Value::Array(rows)));
+    }
+    if data["hasMore"].as_bool() == Some(true) {
+        println!(
+            "({} of {}; use --limit, --category or --search for the rest)",
+            data["returned"], data["filtered"]
+        );
+    }
+    EXIT_SUCCESS
+}
+
+fn describe(dispatcher: &Dispatcher, args: &ArgMatches, output: Output) -> i32 {
+    let name = args.get_one::<String>("command").map_or("", String::as_str);
+    if output.json {
+        return output.result(&dispatcher.detail(json!({"command": name})));
+    }
+    let registry = dispatcher.registry();
+    let Some(resolved) = registry.lookup(name) else {
+        return output.error(registry.not_found(name));
+    };
+    let entry = resolved.entry;
+    let def = entry.def();
+    let mut text = format!("{}\n\n{}\n\n", def.name(), def.description());
+    text.push_str(&format!("category: {}\n", def.category()));
+    if !def.tags().is_empty() {
+        text.push_str(&format!("tags: {}\n", def.tags().join(", ")));
+    }
+    let kind = match (def.is_mutation(), def.is_destructive()) {
+        (_, true) => "changes state, destructive",
+        (true, false) => "changes state",
+        (false, false) => "read-only",
+    };
+    text.push_str(&format!("effect: {kind}\n"));
+    if let Some(prompt) = def.confirm_prompt() {
+        text.push_str(&format!("asks for confirmation: {prompt}\n"));
+    }
+    if !def.aliases().is_empty() {
+        text.push_str(&format!("aliases: {}\n", def.aliases().join(", ")));
+    }
+    if !def.deprecated_aliases().is_empty() {
+        text.push_str(&format!(
+            "deprecated aliases: {}\n",
+            def.deprecated_aliases().join(", ")
+        ));
+    }
+    if !dispatcher.is_exposed(def.name()) {
+        text.push_str("callable here: no (not exposed on the command line)\n");
+    }
+    let flags = Flags::from_schema(entry.input_schema(), &[]);
+    if flags.fields().is_empty() {
+        text.push_str("\nflags: none\n");
+    } else {
+        let rows: Vec<Value> = flags
+            .fields()
+            .iter()
+            .map(|field| {
+                json!({
+                    "flag": format!("--{}", field.long),
+                    "type": field.kind.describe(),
+                    "required": if field.required { "yes" } else { "" },
+                    "description": field.description.clone().unwrap_or_default(),
+                })
+            })
+            .collect();
+        text.push_str("\nflags:\n");
+        text.push_str(&render_data(&Value::Array(rows)));
+    }
+    for skipped in flags.skipped() {
+        text.push_str(&format!("(`{skipped}` is given with --input-json only)\n"));
+    }
+    print!("{text}");
+    EXIT_SUCCESS
+}
+
+fn load(args: &ArgMatches) -> Result<Value, CommandError> {
+    let path = args
+        .get_one::<PathBuf>("file")
+        .cloned()
+        .unwrap_or_else(|| PathBuf::from("-"));
+    let text = read_input(&path)?;
+    serde_json::from_str(&text).map_err(|error| {
+        CommandError::validation(format!("{} is not valid JSON: {error}", path.display()))
+    })
+}
+
+async fn batch(
+    dispatcher: &Dispatcher,
+    args: &ArgMatches,
+    ctx: CommandContext,
+    output: Output,
+    yes: bool,
+) -> i32 {
+    let request = match load(args).and_then(BatchRequest::from_value) {
+        Ok(request) => request,
+        Err(error) => return output.error(error),
+    };
+    let calls: Vec<(&str, Option<&Value>)> = request
+        .commands
+        .iter()
+        .map(|command| (command.command.as_str(), command.input.as_ref()))
+        .collect();
+    if let Err(error) = confirm(dispatcher, &calls, yes) {
+        return output.error(error);
+    }
+    let dispatcher = dispatcher.clone();
+    let (result, interrupted) = interruptible(ctx, move |ctx| {
+        Box::pin(async move { dispatcher.batch(request, ctx).await })
+    })
+    .await;
+    if output.json {
+        print_json(&result);
+    } else {
+        let rows: Vec<Value> = result
+            .results
+            .iter()
+            .map(|entry| {
+                let value = serde_json::to_value(entry).unwrap_or_default();
+                json!({
+                    "id": value["id"],
+                    "command": value["command"],
+                    "success": value["result"]["success"],
+                    "error": value["result"]["error"]["code"],
+                })
+            })
+            .collect();
+        print!("{}", render_data(&Value::Array(rows)));
+        println!("{}", result.reasoning);
+    }
+    if interrupted {
+        EXIT_INTERRUPTED
+    } else {
+        exit_code(result.success)
+    }
+}
+
+async fn pipe(
+    dispatcher: &Dispatcher,
+    args: &ArgMatches,
+    ctx: CommandContext,
+    output: Output,
+    yes: bool,
+) -> i32 {
+    let request = match load(args).and_then(PipeRequest::from_value) {
+        Ok(request) => request,
+        Err(error) => return output.error(error),
+    };
+    let calls: Vec<(&str, Option<&Value>)> = request
+        .steps
+        .iter()
+        .map(|step| (step.command.as_str(), step.input.as_ref()))
+        .collect();
+    if let Err(error) = confirm(dispatcher, &calls, yes) {
+        return output.error(error);
+    }
+    let dispatcher = dispatcher.clone();
+    let (result, interrupted) = interruptible(ctx, move |ctx| {
+        Box::pin(async move { dispatcher.pipe(request, ctx).await })
+    })
+    .await;
+    if output.json {
+        print_json(&result);
+    } else {
+        match (&result.error, &result.data) {
+            (Some(error), _) => print_error(error),
+            (None, Some(data)) if result.success => print!("{}", render_data(data)),
+            _ => {}
+        }
+        if !result.success {
+            // Which steps failed, and why.
+            for step in &result.steps {
+                let step = serde_json::to_value(step).unwrap_or_default();
+                if let Some(error) = step.get("error").filter(|error| !error.is_null()) {
+                    eprintln!(
+                        "step {} ({}): {}: {}",
+                        step["index"],
+                        step["command"].as_str().unwrap_or_default(),
+                        error["code"].as_str().unwrap_or_default(),
+                        error["message"].as_str().unwrap_or_default()
+                    );
+                }
+            }
+        }
+    }
+    if interrupted {
+        EXIT_INTERRUPTED
+    } else {
+        exit_code(result.success)
+    }
+}
+
+fn contexts(dispatcher: &Dispatcher, session: Option<&str>, output: Output) -> i32 {
+    match dispatcher.list_contexts(session) {
+        Ok((data, reasoning)) => {
+            output.result(&CommandResult::success(data).with_reasoning(reasoning))
+        }
+        Err(error) => output.error(error),
+    }
+}
+
+fn completions(cli: &Cli, dispatcher: &Dispatcher, args: &ArgMatches) -> i32 {
+    let Some(shell) = args.get_one::<clap_complete::Shell>("shell").copied() else {
+        return EXIT_USAGE;
+    };
+    let mut command = cli.command(dispatcher);
+    let name = command.get_name().to_owned();
+    clap_complete::generate(shell, &mut command, name, &mut std::io::stdout());
+    EXIT_SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::fill;
+
+    #[test]
+    fn a_prompt_names_the_input() {
+        assert_eq!(
+            fill(
+                "This will cancel order {orderId} ({reason}). Continue?",
+                Some(&json!({"orderId": 7, "reason": "late"}))
+            ),
+            "This will cancel order 7 (late). Continue?"
+        );
+        assert_eq!(fill("Sure?", None), "Sure?");
+    }
+}

@@ -1,0 +1,284 @@
+//! The generated command line, run as a user runs it: the shop and todo examples' binaries,
+//! their output compared with snapshot files in `snapshots/cli/` (`[..]` stands for a
+//! varying part of a line, such as a timing). Rewrite the snapshots after an intended
+//! change with `SNAPSHOTS=overwrite cargo test -p afd-tests --test cli`.
+
+use snapbox::cmd::{Command, cargo_bin};
+use snapbox::file;
+
+fn shop() -> Command {
+    Command::new(cargo_bin!("afd-example-shop")).env_remove("AFD_TOOL_STRATEGY")
+}
+
+fn todo() -> Command {
+    Command::new(cargo_bin!("afd-example-todo"))
+}
+
+#[test]
+fn help_lists_the_built_in_subcommands_and_the_apps_own_flags() {
+    shop()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/help.stdout"]);
+}
+
+#[test]
+fn a_commands_help_shows_flags_from_its_input_schema() {
+    shop()
+        .args(["call", "order-list", "--help"])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/order-list-help.stdout"]);
+}
+
+#[test]
+fn a_call_with_flags_prints_the_data_as_a_table() {
+    shop()
+        .args(["call", "product-list", "--limit", "3"])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/product-list.stdout"]);
+}
+
+#[test]
+fn a_command_is_a_subcommand_of_its_own_too() {
+    shop()
+        .args(["product-list", "--limit", "3"])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/product-list.stdout"]);
+}
+
+#[test]
+fn json_input_and_json_output_are_what_mcp_clients_get() {
+    shop()
+        .args([
+            "call",
+            "product-list",
+            "--input-json",
+            r#"{"limit": 1}"#,
+            "--json",
+        ])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/product-list.json"]);
+    shop()
+        .args(["call", "product-list", "--input-file", "-", "--json"])
+        .stdin(r#"{"limit": 1}"#)
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/product-list.json"]);
+}
+
+#[test]
+fn a_failed_command_prints_code_message_and_suggestion_and_exits_1() {
+    shop()
+        .args(["call", "product-get", "--id", "999"])
+        .assert()
+        .code(1)
+        .stdout_eq("")
+        .stderr_eq(file!["snapshots/cli/not-found.stderr"]);
+    shop()
+        .args(["call", "product-get", "--id", "999", "--json"])
+        .assert()
+        .code(1)
+        .stdout_eq(file!["snapshots/cli/not-found.json"]);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    shop()
+        .args(["call", "product-list", "--limit", "many"])
+        .assert()
+        .code(2)
+        .stderr_eq(file!["snapshots/cli/bad-limit.stderr"]);
+    shop()
+        .args(["call", "product-get"])
+        .assert()
+        .code(2)
+        .stderr_eq(file!["snapshots/cli/missing-id.stderr"]);
+    shop()
+        .args(["call", "order-craete"])
+        .assert()
+        .code(2)
+        .stderr_eq(file!["snapshots/cli/unknown-command.stderr"]);
+}
+
+#[test]
+fn invalid_input_is_the_validation_error_mcp_clients_get() {
+    shop()
+        .args(["call", "product-list", "--input-json", r#"{"limit": -4}"#])
+        .assert()
+        .code(1)
+        .stderr_eq(file!["snapshots/cli/invalid-limit.stderr"]);
+}
+
+#[test]
+fn a_command_that_asks_for_confirmation_refuses_without_a_terminal_unless_yes() {
+    shop()
+        .args(["call", "order-cancel", "--order-id", "ord-1001"])
+        .assert()
+        .code(1)
+        .stdout_eq("")
+        .stderr_eq(file!["snapshots/cli/confirm-refused.stderr"]);
+    shop()
+        .args(["call", "order-cancel", "--order-id", "ord-1001", "--yes"])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/confirm-yes.stdout"]);
+}
+
+#[test]
+fn commands_searches_ranked_as_afd_discover() {
+    shop()
+        .args(["commands", "--search", "cancel order"])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/commands-search.stdout"]);
+    shop()
+        .args(["commands", "--category", "cart"])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/commands-cart.stdout"]);
+}
+
+#[test]
+fn describe_shows_the_definition_and_its_flags() {
+    shop()
+        .args(["describe", "order-cancel"])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/describe.stdout"]);
+    shop()
+        .args(["describe", "order-cancle"])
+        .assert()
+        .code(1)
+        .stderr_eq(file!["snapshots/cli/describe-typo.stderr"]);
+}
+
+#[test]
+fn batch_and_pipe_read_their_requests_from_a_file() {
+    shop()
+        .args(["batch", "-"])
+        .stdin(
+            r#"{"commands": [
+                {"id": "a", "command": "product-get", "input": {"id": 1}},
+                {"id": "b", "command": "product-get", "input": {"id": 999}}
+            ]}"#,
+        )
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/batch.stdout"]);
+    shop()
+        .args(["pipe", "-"])
+        .stdin(
+            r#"{"steps": [
+                {"command": "product-get", "input": {"id": 1}},
+                {"command": "inventory-get", "input": {"productId": "$prev.id"}}
+            ]}"#,
+        )
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/pipe.stdout"]);
+}
+
+#[test]
+fn a_read_only_context_refuses_changes() {
+    shop()
+        .args(["contexts"])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/contexts.stdout"]);
+    shop()
+        .args([
+            "--context",
+            "returns",
+            "--read-only",
+            "call",
+            "order-cancel",
+            "--order-id",
+            "ord-1001",
+            "--yes",
+        ])
+        .assert()
+        .code(1)
+        .stderr_eq(file!["snapshots/cli/read-only.stderr"]);
+    shop()
+        .args([
+            "--context",
+            "storefront",
+            "call",
+            "order-list",
+            "--limit",
+            "1",
+            "--json",
+        ])
+        .assert()
+        .code(1)
+        .stdout_eq(file!["snapshots/cli/context-mismatch.json"]);
+}
+
+#[test]
+fn completions_name_every_command() {
+    for shell in ["bash", "zsh", "fish"] {
+        let output = shop()
+            .args(["completions", shell])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let script = String::from_utf8(output).unwrap();
+        for name in [
+            "order-list",
+            "order-cancel",
+            "commands",
+            "describe",
+            "limit",
+        ] {
+            assert!(script.contains(name), "{shell} completions lack {name}");
+        }
+    }
+    todo()
+        .args(["completions", "fish"])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/todo-completions.fish"]);
+}
+
+#[test]
+fn progress_is_shown_as_plain_lines_without_a_terminal() {
+    let dir = std::env::temp_dir().join(format!("afd-cli-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("todo.db");
+    let db = db.to_str().unwrap();
+    let _ = std::fs::remove_file(db);
+    todo()
+        .args(["--db", db, "todo-create", "--title", "Milk"])
+        .assert()
+        .success();
+    todo()
+        .args([
+            "--db",
+            db,
+            "call",
+            "todo-delete-batch",
+            "--ids",
+            "todo-missing",
+            "--ids",
+            "todo-gone",
+            "--yes",
+        ])
+        .assert()
+        .success()
+        .stderr_eq(file!["snapshots/cli/progress.stderr"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_todo_example_keeps_its_demo_with_no_subcommand() {
+    let output = todo().assert().success().get_output().stdout.clone();
+    let text = String::from_utf8(output).unwrap();
+    assert!(text.starts_with("11 commands registered:"), "{text}");
+}
