@@ -171,6 +171,20 @@ fn cases() -> Vec<Case> {
             says: "jsonrpc",
         },
         Case {
+            name: "a fractional id",
+            line: br#"{"jsonrpc":"2.0","id":19.5,"method":"ping"}"#.to_vec(),
+            code: -32600,
+            id: json!(19.5),
+            says: "Invalid request",
+        },
+        Case {
+            name: "params of the wrong shape",
+            line: br#"{"jsonrpc":"2.0","id":"shape","method":"tools/call","params":5}"#.to_vec(),
+            code: -32600,
+            id: json!("shape"),
+            says: "Invalid request",
+        },
+        Case {
             name: "a request on JSON-RPC 1.0",
             line: br#"{"jsonrpc":"1.0","id":"old","method":"ping"}"#.to_vec(),
             code: -32600,

@@ -17,15 +17,18 @@
 //!   on a task of its own, cancellable with `notifications/cancelled`;
 //! - a line rmcp would drop or answer without its id (not JSON, invalid UTF-8, nested
 //!   deeper than serde_json reads, longer than rmcp reads, not a JSON-RPC 2.0 request
-//!   object) is answered here with a JSON-RPC error, bearing the request's id where it can
-//!   be read (the `malformed` module); this is looked at only for lines the front's own
-//!   parse refused;
+//!   object, a request rmcp cannot read: an id that is no string or 64-bit integer, `params`
+//!   of the wrong shape) is answered here with a JSON-RPC error, bearing the request's id
+//!   where it can be read (the `malformed` module); this is looked at only for lines the
+//!   front's own parse refused;
 //! - every other message (the handshake, listings, resources, pings, calls this front does
 //!   not take) goes to rmcp unchanged through an in-memory pipe, and rmcp's output is
 //!   copied back line by line.
 //!
 //! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub(super) mod malformed;
 mod order;
 mod wire;
@@ -233,13 +236,7 @@ impl McpServer {
                     }
                 }
                 None => {
-                    // A line that is not a message rmcp reads is answered here: rmcp would
-                    // drop it, or answer it without its id.
-                    if let Some(answer) = malformed::too_long(&line) {
-                        out.extend_from_slice(&answer);
-                    } else if !observe(&line, &handshake, &in_flight)
-                        && let Some(answer) = malformed::answer(&line)
-                    {
+                    if let Some(answer) = refuse(&line, &handshake, &in_flight) {
                         out.extend_from_slice(&answer);
                     } else if let Err(error) = to_rmcp.write_all(&line).await {
                         tracing::debug!(%error, "rmcp's side of the pipe closed");
@@ -340,6 +337,20 @@ impl McpServer {
             }
         })
     }
+}
+
+/// The error line the front answers a line with itself, because rmcp would drop it or
+/// answer it without its id; `None` passes the line on to rmcp (after noting what it means
+/// for the front, see [`observe`]).
+fn refuse(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) -> Option<Vec<u8>> {
+    if let Some(answer) = malformed::too_long(line) {
+        return Some(answer);
+    }
+    if observe(line, handshake, in_flight) {
+        // The envelope is right; rmcp may still not read the message.
+        return malformed::unreadable(line);
+    }
+    malformed::answer(line)
 }
 
 /// Notes what a message passed on to rmcp means for the front: the handshake, and a
