@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use afd_runtime::prelude::*;
 
-/// The commands of this crate, by name: what the targets pick from.
+/// The commands of this crate, by name (the seed corpora and the dictionary use them).
 pub const COMMANDS: &[&str] = &[
     "order-create",
     "inventory-adjust",
