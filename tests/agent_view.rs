@@ -262,8 +262,11 @@ async fn risk_follows_the_flags_and_open_world_is_announced() {
             .and_then(|t| t.annotations.as_ref())
             .and_then(|a| a.open_world_hint)
     };
-    assert_eq!(hint("web-fetch"), Some(true));
-    assert_ne!(hint("order-list"), Some(true), "a closed-world command");
+    // MCP's default is open world: a closed-world command says `false`, an open-world one
+    // leaves it to the default (listings state only what differs from the defaults).
+    assert_eq!(hint("order-list"), Some(false), "a closed-world command");
+    assert_eq!(hint("order-cancel"), Some(false));
+    assert_eq!(hint("web-fetch"), None, "open world: MCP's default");
 }
 
 // ---- the design documents' names ----------------------------------------------------------

@@ -242,7 +242,7 @@ fn example_6_tag_filtering() {
     assert_eq!(names(&admin), ["config-reset", "user-delete"]);
     assert_eq!(
         admin["commands"][1],
-        json!({"name": "user-delete", "description": "Delete a user account", "category": "user", "mutation": true})
+        json!({"name": "user-delete", "description": "Delete a user account", "category": "user", "mutation": true, "risk": "destructive"})
     );
     let all = server()
         .discover(json!({"tag": ["admin", "crud"], "tagMode": "all"}))

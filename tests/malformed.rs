@@ -247,6 +247,13 @@ fn cases() -> Vec<Case> {
             says: "string or a number",
         },
         Case {
+            name: "a fractional id",
+            line: br#"{"jsonrpc":"2.0","id":19.5,"method":"ping"}"#.to_vec(),
+            code: -32600,
+            id: json!(19.5),
+            says: "Invalid request",
+        },
+        Case {
             name: "a request on JSON-RPC 1.0",
             line: br#"{"jsonrpc":"1.0","id":"old","method":"ping"}"#.to_vec(),
             code: -32600,

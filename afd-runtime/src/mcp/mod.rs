@@ -49,6 +49,11 @@ pub use server::McpServer;
 pub use strategy::{Strategy, UnknownStrategy};
 pub use tools::{BATCH, CALL, DETAIL, DISCOVER, DOCS, HELP, PIPE, SCHEMA};
 
+/// Entry points for the fuzz targets in `fuzz/` (the `fuzzing` feature); not a stable API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub use stream::fuzzing;
+
 /// The `_meta` key that carries a session handle on any request (for tools whose
 /// arguments cannot, such as a command's own tool).
 pub const SESSION_META: &str = "afd/session";

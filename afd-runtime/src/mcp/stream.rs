@@ -17,17 +17,20 @@
 //!   on a task of its own, cancellable with `notifications/cancelled`;
 //! - a line rmcp would drop or answer without its id (not JSON, invalid UTF-8, nested
 //!   deeper than serde_json reads, longer than rmcp reads, not a JSON-RPC 2.0 request
-//!   object, params that do not fit the method) is answered here with a JSON-RPC error,
-//!   bearing the request's id where it can be read (the `malformed` module); this is looked
-//!   at only for lines the front's own parse refused. A line longer than rmcp reads is
-//!   answered as soon as the limit is passed, and the rest of it skipped unread (the `lines`
-//!   module), so no line costs more memory than the limit;
+//!   object, params that do not fit the method, a request rmcp cannot read: an id that is
+//!   no string or 64-bit integer) is answered here with a JSON-RPC error, bearing the
+//!   request's id where it can be read (the `malformed` module); this is looked at only for
+//!   lines the front's own parse refused. A line longer than rmcp reads is answered as soon
+//!   as the limit is passed, and the rest of it skipped unread (the `lines` module), so no
+//!   line costs more memory than the limit;
 //! - every other message (the handshake, listings, resources, pings, calls this front does
 //!   not take) goes to rmcp unchanged through an in-memory pipe, and rmcp's output is
 //!   copied back line by line.
 //!
 //! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod lines;
 pub(super) mod malformed;
 mod order;
@@ -260,19 +263,8 @@ impl McpServer {
                     }
                 }
                 None => {
-                    // A line that is not a message rmcp reads is answered here: rmcp would
-                    // drop it, or answer it without its id.
-                    if !observe(&line, &handshake, &in_flight)
-                        && let Some(answer) = malformed::answer(&line)
-                    {
+                    if let Some(answer) = refuse(&line, &handshake, &in_flight) {
                         out.extend_from_slice(&answer);
-                    } else if let Some(refused) = malformed::refused(&line) {
-                        match refused {
-                            Refused::Request(error) => out.extend_from_slice(&error.to_line()),
-                            Refused::Notification(why) => {
-                                tracing::warn!(%why, "a notification the server cannot read");
-                            }
-                        }
                     } else if let Err(error) = to_rmcp.write_all(&line).await {
                         tracing::debug!(%error, "rmcp's side of the pipe closed");
                         break;
@@ -371,6 +363,27 @@ impl McpServer {
                 }
             }
         })
+    }
+}
+
+/// The error line the front answers a line with itself, because rmcp would drop it or
+/// answer it without its id; `None` passes the line on to rmcp (after noting what it means
+/// for the front, see [`observe`]).
+///
+/// A notification whose params do not fit its method gets no answer (JSON-RPC forbids
+/// one) and is not passed on either: the empty line.
+fn refuse(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) -> Option<Vec<u8>> {
+    if !observe(line, handshake, in_flight) {
+        return malformed::answer(line);
+    }
+    // The envelope is right; rmcp may still not read the message.
+    match malformed::refused(line) {
+        Some(Refused::Request(error)) => Some(error.to_line()),
+        Some(Refused::Notification(why)) => {
+            tracing::warn!(%why, "a notification the server cannot read");
+            Some(Vec::new())
+        }
+        None => malformed::unreadable(line),
     }
 }
 

@@ -96,13 +96,14 @@ pub(in crate::mcp) fn diagnose(line: &[u8]) -> Option<Malformed> {
     if line.first() == Some(&b'{')
         && let Ok(message) = serde_json::from_slice::<Envelope>(line)
     {
-        return message.problem().map(|why| {
-            Malformed::new(
+        return match message.problem() {
+            Some(why) => Some(Malformed::new(
                 readable_id(line),
                 ErrorCode::INVALID_REQUEST,
                 format!("Invalid request: {why}"),
-            )
-        });
+            )),
+            None => unread(line, &message),
+        };
     }
     let parsed = serde_json::from_slice::<Value>(line);
     let depth = nesting(line);
@@ -152,6 +153,39 @@ pub(in crate::mcp) fn diagnose(line: &[u8]) -> Option<Malformed> {
         ),
     };
     Some(Malformed::new(id, ErrorCode::INVALID_REQUEST, message))
+}
+
+/// The error line for a request whose envelope is right but which rmcp cannot read as a
+/// client message (an id that is no integer rmcp takes, `params` of the wrong shape for its
+/// method): rmcp would answer it with `id: null`. `None` when rmcp reads it, or when it has
+/// no id to answer with (a notification, which gets no answer either way).
+pub(super) fn unreadable(line: &[u8]) -> Option<Vec<u8>> {
+    let line = line.strip_prefix(BOM).unwrap_or(line).trim_ascii();
+    let message = serde_json::from_slice::<Envelope>(line).ok()?;
+    unread(line, &message).map(|malformed| malformed.to_line())
+}
+
+/// Why rmcp cannot read `line`, a request with a well-typed envelope (`message`).
+fn unread(line: &[u8], message: &Envelope) -> Option<Malformed> {
+    let method = message.method.as_deref()?;
+    let id = message
+        .id
+        .clone()
+        .filter(|id| id.is_string() || id.is_number())?;
+    let error = serde_json::from_slice::<ClientJsonRpcMessage>(line).err()?;
+    let why = if id.is_number() && id.as_i64().is_none() {
+        format!("the `id` {id} is not a string or a 64-bit signed integer")
+    } else {
+        format!(
+            "the server cannot read the `params` of this `{method}` request ({error}); see the \
+             method's schema in the MCP specification"
+        )
+    };
+    Some(Malformed::new(
+        id,
+        ErrorCode::INVALID_REQUEST,
+        format!("Invalid request: {why}"),
+    ))
 }
 
 /// The top-level id of an object, if it is one a response can carry (a string or number);
@@ -399,6 +433,61 @@ mod tests {
         assert!(serde_json::from_str::<Value>(&deep(MAX_NESTING + 1)).is_err());
         assert_eq!(nesting(deep(MAX_NESTING + 1).as_bytes()), MAX_NESTING + 1);
         assert_eq!(nesting(br#"{"a":"[[[{{\"]]"}"#), 1);
+    }
+
+    #[test]
+    fn a_request_rmcp_cannot_read_is_answered_with_its_id() {
+        // Found by fuzzing: rmcp reads ids as strings or i64 and answered these with
+        // `id: null`.
+        for (line, id) in [
+            (
+                &br#"{"jsonrpc":"2.0","id":13.5,"method":"ping"}"#[..],
+                json!(13.5),
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":-0.5,"method":"tools/list"}"#,
+                json!(-0.5),
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#,
+                json!(u64::MAX),
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":5}"#,
+                json!("x"),
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":"a","method":"no/such/method","params":[1]}"#,
+                json!("a"),
+            ),
+        ] {
+            let answer: Value = serde_json::from_slice(
+                &unreadable(line)
+                    .unwrap_or_else(|| panic!("not answered: {}", String::from_utf8_lossy(line))),
+            )
+            .expect("JSON");
+            assert_eq!(answer["id"], id, "{answer}");
+            assert_eq!(
+                answer["error"]["code"],
+                ErrorCode::INVALID_REQUEST.0,
+                "{answer}"
+            );
+            let diagnosed = diagnose(line).expect("the same answer over HTTP");
+            assert_eq!(diagnosed.id, id);
+        }
+        // What rmcp reads, and notifications, are left to it.
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":13,"method":"ping"}"#[..],
+            br#"{"jsonrpc":"2.0","id":"a","method":"no/such/method","params":{}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#,
+            br#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+        ] {
+            assert!(
+                unreadable(line).is_none(),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
     }
 
     #[test]

@@ -36,13 +36,14 @@ pub(super) struct CallParams {
 }
 
 impl CallRequest<'_> {
-    /// Whether the front takes this call: JSON-RPC 2.0 `tools/call` with a number or string
-    /// id (which always serialises) and a `_meta` that carries nothing but what the call
-    /// path reads.
+    /// Whether the front takes this call: JSON-RPC 2.0 `tools/call` with an id rmcp takes
+    /// as it is written (a string, or an integer that fits an `i64`: rmcp answers `2e9` as
+    /// `2000000000` and refuses `1.5`, so those are left to it and to the `malformed`
+    /// module) and a `_meta` that carries nothing but what the call path reads.
     pub(super) fn plain(&self) -> bool {
         self.jsonrpc == "2.0"
             && self.method == "tools/call"
-            && (self.id.is_string() || self.id.is_number())
+            && (self.id.is_string() || self.id.is_i64())
             && plain_meta(self.params.meta.as_ref())
     }
 }
@@ -176,4 +177,31 @@ pub(super) fn error_line(
     .unwrap_or_default();
     line.push(b'\n');
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn takes(id: &str) -> bool {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"afd-help"}}}}"#
+        );
+        serde_json::from_str::<CallRequest<'_>>(&line)
+            .expect("a tools/call")
+            .plain()
+    }
+
+    #[test]
+    fn the_front_takes_only_ids_rmcp_answers_as_written() {
+        assert!(takes("7"));
+        assert!(takes("-7"));
+        assert!(takes(r#""a""#));
+        // Found by fuzzing: the front answered these ids as written, rmcp as an integer or
+        // not at all, so the answer depended on whether the front was taking calls yet.
+        assert!(!takes("1999999999.9999999999225"));
+        assert!(!takes("2e9"));
+        assert!(!takes("13.5"));
+        assert!(!takes("18446744073709551615"));
+    }
 }
