@@ -66,6 +66,12 @@ fn web_search(_input: Nothing) -> CommandResult<Value> {
     CommandResult::success(json!([]))
 }
 
+/// Say which session this call runs in.
+#[command(category = "debug")]
+fn session_whoami(_input: Nothing, ctx: &CommandContext) -> CommandResult<Value> {
+    CommandResult::success(json!(ctx.session()))
+}
+
 /// Get one order by its id.
 #[command(category = "order")]
 fn order_get(input: OrderId) -> CommandResult<Value> {
@@ -533,4 +539,36 @@ async fn a_batch_under_a_concurrency_limit_of_one_runs_its_commands() {
         .call("afd-discover", json!({"search": "order"}))
         .await;
     assert_eq!(discover["success"], true);
+}
+
+// ---- a connection's session ends with it ------------------------------------------------
+
+#[tokio::test]
+async fn a_closed_connection_ends_its_session_and_its_live_usage_history() {
+    use std::time::Duration;
+
+    let usage = UsageStats::in_memory();
+    let server = server_with(Strategy::Lazy, usage.clone(), Events::default());
+    let dispatcher = server.dispatcher().clone();
+    let client = Client::connect(server).await;
+    let who = client.call("session-whoami", json!({})).await;
+    let handle = who["data"]
+        .as_str()
+        .expect("the transport's session")
+        .to_owned();
+    assert!(dispatcher.session(&handle).is_some());
+    assert_eq!(usage.session_count(), 1);
+
+    drop(client);
+    // The server's side of the connection ends once the client's is gone.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while dispatcher.session(&handle).is_some() || usage.session_count() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the session outlived its connection"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // What the session taught the statistics stays.
+    assert_eq!(usage.stats("session-whoami").unwrap().calls, 1);
 }

@@ -10,7 +10,9 @@ use rmcp::model::Tool;
 use super::strategy::Strategy;
 use super::tools::{Rendering, Route};
 use crate::command_context::CommandContext;
+use crate::contexts::Sessions;
 use crate::dispatch::Dispatcher;
+use crate::usage::UsageStats;
 
 /// What the builder computed, shared by every connection of a server.
 pub(super) struct Inner {
@@ -41,11 +43,16 @@ enum Transport {
     Http,
 }
 
-/// What belongs to one connection: the transport's own session, created on first use.
+/// What belongs to one connection: the transport's own session, created on first use and
+/// ended with the connection.
 #[derive(Debug)]
 struct Connection {
     transport: Transport,
     session: OnceLock<String>,
+    /// Where the transport's session lives (set when it is created): the connection's end
+    /// (a stdio client gone, an HTTP session closed or expired) ends it there, so the
+    /// session's state and its live usage history go with it.
+    owner: OnceLock<(Sessions, UsageStats)>,
 }
 
 impl Connection {
@@ -53,6 +60,16 @@ impl Connection {
         Connection {
             transport,
             session: OnceLock::new(),
+            owner: OnceLock::new(),
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let (Some(handle), Some((sessions, usage))) = (self.session.get(), self.owner.get()) {
+            sessions.end(handle);
+            usage.forget_session(handle);
         }
     }
 }
@@ -162,8 +179,15 @@ impl McpServer {
         if !has_session {
             return None;
         }
-        let sessions = self.inner.dispatcher.sessions();
-        let handle = self.connection.session.get_or_init(|| sessions.create());
+        let dispatcher = &self.inner.dispatcher;
+        let sessions = dispatcher.sessions();
+        let handle = self.connection.session.get_or_init(|| {
+            let _ = self
+                .connection
+                .owner
+                .set((sessions.clone(), dispatcher.usage().clone()));
+            sessions.create()
+        });
         sessions.ensure(handle);
         Some(handle.clone())
     }
