@@ -247,6 +247,13 @@ fn cases() -> Vec<Case> {
             says: "string or a number",
         },
         Case {
+            name: "an id that is null",
+            line: br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#.to_vec(),
+            code: -32600,
+            id: Value::Null,
+            says: "not null",
+        },
+        Case {
             name: "a fractional id",
             line: br#"{"jsonrpc":"2.0","id":19.5,"method":"ping"}"#.to_vec(),
             code: -32600,

@@ -37,6 +37,9 @@ pub enum Handling {
     Refused(Vec<u8>),
     /// It passes the line on to rmcp unchanged.
     PassedOn,
+    /// It neither answers the line nor passes it on: a notification whose params the server
+    /// cannot read (JSON-RPC forbids answering a notification).
+    Dropped,
 }
 
 /// How the front handles `line` (newline included, if any) on an initialised connection.
@@ -71,6 +74,7 @@ pub fn stdio_line(line: &[u8]) -> Handling {
     let handshake = Mutex::new(Handshake::default());
     let in_flight = InFlight::default();
     match refuse(line, &handshake, &in_flight) {
+        Some(answer) if answer.is_empty() => Handling::Dropped,
         Some(answer) => Handling::Refused(answer),
         None => Handling::PassedOn,
     }

@@ -235,6 +235,19 @@ pub(in crate::mcp) enum Refused {
     Notification(String),
 }
 
+/// Whether `line` (an object) has an `id` member, `null` included.
+fn has_id(line: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        #[serde(default, deserialize_with = "present")]
+        id: bool,
+    }
+    fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+        <IgnoredAny as serde::Deserialize>::deserialize(deserializer).map(|_| true)
+    }
+    serde_json::from_slice::<Id>(line).is_ok_and(|message| message.id)
+}
+
 /// Whether rmcp would refuse `line`, a JSON object whose envelope members have the right
 /// types: a request whose params do not fit its method (-32602, with the id), whose id is
 /// not a string or number (-32600, `id: null`), or that names no method rmcp knows and has
@@ -261,7 +274,10 @@ pub(in crate::mcp) fn refused(line: &[u8]) -> Option<Refused> {
     let method = envelope.method?;
     let params = envelope.params.unwrap_or(Value::Null);
     let problem = params_problem(&method, &params);
-    let Some(id) = envelope.id else {
+    // `"id": null` reads as no id, but a request with a null id is no notification: it is
+    // answered (with `id: null`, as for any id that cannot be used).
+    let id = envelope.id.or_else(|| has_id(line).then_some(Value::Null));
+    let Some(id) = id else {
         let why = match problem {
             Some(Some(why)) => format!("invalid params for `{method}`: {why}"),
             _ => format!(
