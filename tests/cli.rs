@@ -282,3 +282,116 @@ fn the_todo_example_keeps_its_demo_with_no_subcommand() {
     let text = String::from_utf8(output).unwrap();
     assert!(text.starts_with("11 commands registered:"), "{text}");
 }
+
+fn fixture() -> Command {
+    Command::new(cargo_bin!("afd-cli-fixture"))
+}
+
+#[test]
+fn aliases_call_the_command_and_deprecated_ones_warn() {
+    for how in [&["call", "hello"][..], &["hello"], &["call", "greet"]] {
+        fixture()
+            .args(how)
+            .args(["--name", "Ada"])
+            .assert()
+            .success()
+            .stdout_eq("Hello, Ada\n")
+            .stderr_eq("");
+    }
+    fixture()
+        .args(["say-hi", "--name", "Ada"])
+        .assert()
+        .success()
+        .stdout_eq("Hello, Ada\n")
+        .stderr_eq(file!["snapshots/cli/deprecated-alias.stderr"]);
+}
+
+/// Ctrl-C while a command runs cancels it through its token; the exit code is 130.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_cancels_the_running_command_and_exits_130() {
+    use std::io::{BufRead as _, BufReader};
+    use std::process::Stdio;
+
+    let mut child = std::process::Command::new(cargo_bin!("afd-cli-fixture"))
+        .args(["call", "wait-for-cancel"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    // The progress line says the handler is running (and so the Ctrl-C handler is set).
+    while !seen.contains("waiting") {
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "ended early: {seen}"
+        );
+        seen.push_str(&line);
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "stderr: {seen}{rest}");
+    assert!(rest.contains("CANCELLED"), "stderr: {seen}{rest}");
+}
+
+/// The built-in subcommands run the built-in tools as MCP does: observers see afd-batch,
+/// afd-pipe, afd-discover and afd-detail as meta calls, and the commands inside them.
+#[tokio::test]
+async fn the_built_in_subcommands_reach_observers_as_meta_calls() {
+    use std::sync::{Arc, Mutex};
+
+    use afd_examples::todo;
+    use afd_runtime::CallKind;
+    use afd_runtime::cli::Cli;
+    use afd_runtime::middleware::TelemetryLayer;
+
+    let dir = std::env::temp_dir().join(format!("afd-cli-meta-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let batch = dir.join("batch.json");
+    std::fs::write(&batch, r#"{"commands": [{"command": "todo-stats"}]}"#).unwrap();
+    let pipe = dir.join("pipe.json");
+    std::fs::write(&pipe, r#"{"steps": [{"command": "todo-list"}]}"#).unwrap();
+
+    let seen: Arc<Mutex<Vec<(String, CallKind)>>> = Arc::default();
+    let runs: [&[&str]; 4] = [
+        &["todo", "batch", batch.to_str().unwrap()],
+        &["todo", "pipe", pipe.to_str().unwrap()],
+        &["todo", "commands", "--search", "delete"],
+        &["todo", "--json", "describe", "todo-get"],
+    ];
+    for args in runs {
+        let events = seen.clone();
+        let parsed = Cli::new(todo::registry())
+            .dispatch(move |builder| {
+                let events = events.clone();
+                builder.layer(TelemetryLayer::new(move |event| {
+                    let mut events = events.lock().unwrap();
+                    events.push((event.command.to_owned(), event.kind));
+                }))
+            })
+            .try_parse_from(args)
+            .unwrap();
+        let ctx = todo::context(todo::TodoStore::in_memory().unwrap());
+        assert_eq!(parsed.run(ctx).await, 0, "{args:?}");
+    }
+    let seen = seen.lock().unwrap().clone();
+    let expected = [
+        ("todo-stats", CallKind::Command),
+        ("afd-batch", CallKind::Meta),
+        ("todo-list", CallKind::Command),
+        ("afd-pipe", CallKind::Meta),
+        ("afd-discover", CallKind::Meta),
+        ("afd-detail", CallKind::Meta),
+    ]
+    .map(|(name, kind)| (name.to_owned(), kind));
+    assert_eq!(seen, expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -22,8 +22,8 @@ use crate::dispatch::Dispatcher;
 use crate::error::{CommandError, codes};
 use crate::registry::Scope;
 use crate::result::CommandResult;
-use crate::tools::meta::MetaTools;
-use crate::{BatchRequest, PipeRequest};
+use crate::tools::meta::{BuiltinOutcome, MetaTools};
+use crate::{BatchRequest, BatchResult, PipeRequest, PipeResult};
 
 /// How results are printed.
 #[derive(Clone, Copy)]
@@ -92,10 +92,10 @@ pub(super) async fn run(
             Some((command, args)) => call(dispatcher, command, args, ctx, output, yes).await,
             None => EXIT_USAGE,
         },
-        "commands" => commands(dispatcher, sub, ctx.session(), output),
-        "describe" => describe(dispatcher, sub, output),
-        "batch" => batch(dispatcher, sub, ctx, output, yes).await,
-        "pipe" => pipe(dispatcher, sub, ctx, output, yes).await,
+        "commands" => commands(dispatcher, sub, ctx, output).await,
+        "describe" => describe(dispatcher, sub, ctx, output).await,
+        "batch" => from_file(dispatcher, "afd-batch", sub, ctx, output, yes).await,
+        "pipe" => from_file(dispatcher, "afd-pipe", sub, ctx, output, yes).await,
         "contexts" => contexts(dispatcher, ctx.session(), output),
         "completions" => completions(cli, dispatcher, sub),
         "serve" => serve(cli, sub, ctx).await,
@@ -253,10 +253,10 @@ async fn call(
     if interrupted { EXIT_INTERRUPTED } else { code }
 }
 
-fn commands(
+async fn commands(
     dispatcher: &Dispatcher,
     args: &ArgMatches,
-    session: Option<&str>,
+    ctx: CommandContext,
     output: Output,
 ) -> i32 {
     let mut input = json!({"detail": "summary"});
@@ -275,10 +275,13 @@ fn commands(
         .copied()
         .unwrap_or(if search.is_some() { 10 } else { 100 });
     input["limit"] = json!(limit);
-    if let Some(session) = session {
+    if let Some(session) = ctx.session() {
         input["session"] = json!(session);
     }
-    let result = dispatcher.discover(input);
+    let result = match builtin(dispatcher, "afd-discover", input, ctx).await.0 {
+        BuiltinOutcome::Result(result) => result,
+        _ => return output.error(CommandError::internal("afd-discover answered oddly")),
+    };
     if output.json || !result.success {
         return output.result(&result);
     }
@@ -312,10 +315,21 @@ fn commands(
     EXIT_SUCCESS
 }
 
-fn describe(dispatcher: &Dispatcher, args: &ArgMatches, output: Output) -> i32 {
+async fn describe(
+    dispatcher: &Dispatcher,
+    args: &ArgMatches,
+    ctx: CommandContext,
+    output: Output,
+) -> i32 {
     let name = args.get_one::<String>("command").map_or("", String::as_str);
     if output.json {
-        return output.result(&dispatcher.detail(json!({"command": name})));
+        return match builtin(dispatcher, "afd-detail", json!({"command": name}), ctx)
+            .await
+            .0
+        {
+            BuiltinOutcome::Result(result) => output.result(&result),
+            _ => output.error(CommandError::internal("afd-detail answered oddly")),
+        };
     }
     let registry = dispatcher.registry();
     let Some(resolved) = registry.lookup(name) else {
@@ -386,32 +400,76 @@ fn load(args: &ArgMatches) -> Result<Value, CommandError> {
     })
 }
 
-async fn batch(
+/// afd-batch or afd-pipe from a JSON file (or stdin): confirmation for the commands it
+/// names, then the built-in tool through [`MetaTools::call_builtin`], as MCP runs it.
+async fn from_file(
     dispatcher: &Dispatcher,
+    tool: &str,
     args: &ArgMatches,
     ctx: CommandContext,
     output: Output,
     yes: bool,
 ) -> i32 {
-    let request = match load(args).and_then(BatchRequest::from_value) {
-        Ok(request) => request,
+    let input = match load(args) {
+        Ok(input) => input,
         Err(error) => return output.error(error),
     };
-    let calls: Vec<(&str, Option<&Value>)> = request
-        .commands
+    // The calls the file names, for confirmation; a file that does not parse is refused by
+    // the tool itself, with its own error.
+    let calls: Vec<(String, Option<Value>)> = match tool {
+        "afd-batch" => BatchRequest::from_value(input.clone())
+            .map(|request| {
+                let calls = request.commands.into_iter();
+                calls.map(|call| (call.command, call.input)).collect()
+            })
+            .unwrap_or_default(),
+        _ => PipeRequest::from_value(input.clone())
+            .map(|request| {
+                let steps = request.steps.into_iter();
+                steps.map(|step| (step.command, step.input)).collect()
+            })
+            .unwrap_or_default(),
+    };
+    let calls: Vec<(&str, Option<&Value>)> = calls
         .iter()
-        .map(|command| (command.command.as_str(), command.input.as_ref()))
+        .map(|(name, input)| (name.as_str(), input.as_ref()))
         .collect();
     if let Err(error) = confirm(dispatcher, &calls, yes) {
         return output.error(error);
     }
-    let dispatcher = dispatcher.clone();
-    let (result, interrupted) = interruptible(ctx, move |ctx| {
-        Box::pin(async move { dispatcher.batch(request, ctx).await })
+    let (outcome, interrupted) = builtin(dispatcher, tool, input, ctx).await;
+    let code = match outcome {
+        BuiltinOutcome::Result(result) => output.result(&result),
+        BuiltinOutcome::Batch(result) => print_batch(&result, output),
+        BuiltinOutcome::Pipe(result) => print_pipe(&result, output),
+    };
+    if interrupted { EXIT_INTERRUPTED } else { code }
+}
+
+/// Runs a built-in tool as a call of its own (middleware and observers see it), with
+/// Ctrl-C cancelling it; tells whether it was interrupted.
+async fn builtin(
+    dispatcher: &Dispatcher,
+    tool: &str,
+    input: Value,
+    ctx: CommandContext,
+) -> (BuiltinOutcome, bool) {
+    let (dispatcher, tool) = (dispatcher.clone(), tool.to_owned());
+    let (outcome, interrupted) = interruptible(ctx, move |ctx| {
+        Box::pin(async move { dispatcher.call_builtin(&tool, input, ctx).await })
     })
     .await;
+    let outcome = outcome.unwrap_or_else(|| {
+        BuiltinOutcome::Result(CommandResult::failure(CommandError::internal(
+            "no such built-in tool",
+        )))
+    });
+    (outcome, interrupted)
+}
+
+fn print_batch(result: &BatchResult, output: Output) -> i32 {
     if output.json {
-        print_json(&result);
+        print_json(result);
     } else {
         let rows: Vec<Value> = result
             .results
@@ -429,66 +487,35 @@ async fn batch(
         print!("{}", render_data(&Value::Array(rows)));
         println!("{}", result.reasoning);
     }
-    if interrupted {
-        EXIT_INTERRUPTED
-    } else {
-        exit_code(result.success)
-    }
+    exit_code(result.success)
 }
 
-async fn pipe(
-    dispatcher: &Dispatcher,
-    args: &ArgMatches,
-    ctx: CommandContext,
-    output: Output,
-    yes: bool,
-) -> i32 {
-    let request = match load(args).and_then(PipeRequest::from_value) {
-        Ok(request) => request,
-        Err(error) => return output.error(error),
-    };
-    let calls: Vec<(&str, Option<&Value>)> = request
-        .steps
-        .iter()
-        .map(|step| (step.command.as_str(), step.input.as_ref()))
-        .collect();
-    if let Err(error) = confirm(dispatcher, &calls, yes) {
-        return output.error(error);
-    }
-    let dispatcher = dispatcher.clone();
-    let (result, interrupted) = interruptible(ctx, move |ctx| {
-        Box::pin(async move { dispatcher.pipe(request, ctx).await })
-    })
-    .await;
+fn print_pipe(result: &PipeResult, output: Output) -> i32 {
     if output.json {
-        print_json(&result);
-    } else {
-        match (&result.error, &result.data) {
-            (Some(error), _) => print_error(error),
-            (None, Some(data)) if result.success => print!("{}", render_data(data)),
-            _ => {}
-        }
-        if !result.success {
-            // Which steps failed, and why.
-            for step in &result.steps {
-                let step = serde_json::to_value(step).unwrap_or_default();
-                if let Some(error) = step.get("error").filter(|error| !error.is_null()) {
-                    eprintln!(
-                        "step {} ({}): {}: {}",
-                        step["index"],
-                        step["command"].as_str().unwrap_or_default(),
-                        error["code"].as_str().unwrap_or_default(),
-                        error["message"].as_str().unwrap_or_default()
-                    );
-                }
+        print_json(result);
+        return exit_code(result.success);
+    }
+    match (&result.error, &result.data) {
+        (Some(error), _) => print_error(error),
+        (None, Some(data)) if result.success => print!("{}", render_data(data)),
+        _ => {}
+    }
+    if !result.success {
+        // Which steps failed, and why.
+        for step in &result.steps {
+            let step = serde_json::to_value(step).unwrap_or_default();
+            if let Some(error) = step.get("error").filter(|error| !error.is_null()) {
+                eprintln!(
+                    "step {} ({}): {}: {}",
+                    step["index"],
+                    step["command"].as_str().unwrap_or_default(),
+                    error["code"].as_str().unwrap_or_default(),
+                    error["message"].as_str().unwrap_or_default()
+                );
             }
         }
     }
-    if interrupted {
-        EXIT_INTERRUPTED
-    } else {
-        exit_code(result.success)
-    }
+    exit_code(result.success)
 }
 
 fn contexts(dispatcher: &Dispatcher, session: Option<&str>, output: Output) -> i32 {
