@@ -4,6 +4,10 @@
 //! an afd app's own command line builds them), `batch FILE` runs afd-batch. On an afd
 //! server, `discover` and `detail` use its meta-tools, and `call` reaches a command that
 //! the lazy strategy does not list through afd-detail (for the schema) and afd-call.
+//! `shell` reads the same subcommands line by line, with history and Tab completion of
+//! tool and command names.
+
+mod shell;
 
 use std::process::exit;
 
@@ -25,7 +29,7 @@ fn command() -> Command {
             Arg::new("server")
                 .long("server")
                 .value_name("COMMAND LINE")
-                .help("Start this MCP server over stdio (words split on spaces)")
+                .help("Start this MCP server over stdio (split into words as a shell does)")
                 .conflicts_with("url")
                 .required_unless_present("url"),
         )
@@ -35,42 +39,47 @@ fn command() -> Command {
                 .value_name("URL")
                 .help("Connect to this streamable HTTP MCP endpoint"),
         )
-        .arg(
-            Arg::new("json")
-                .long("json")
-                .global(true)
-                .action(ArgAction::SetTrue)
-                .help("Print results as JSON"),
-        )
+        .arg(json_flag())
         .subcommand_required(true)
-        .subcommand(Command::new("tools").about("List the server's tools"))
+        .subcommands(subcommands())
         .subcommand(
-            Command::new("discover")
-                .about("Search an afd server's commands (afd-discover)")
-                .arg(Arg::new("search").long("search").value_name("QUERY"))
-                .arg(Arg::new("category").long("category").value_name("CATEGORY")),
+            Command::new("shell")
+                .about("An interactive shell on the server (history, Tab completes tool names)"),
         )
-        .subcommand(
-            Command::new("detail")
-                .about("An afd server's command definition (afd-detail)")
-                .arg(Arg::new("command").required(true)),
-        )
-        .subcommand(
-            Command::new("call")
-                .about("Call a tool (or an afd command): `call <tool> --field value ...`")
-                .arg(Arg::new("tool").required(true))
-                .arg(
-                    Arg::new("args")
-                        .num_args(0..)
-                        .trailing_var_arg(true)
-                        .allow_hyphen_values(true),
-                ),
-        )
-        .subcommand(
-            Command::new("batch")
-                .about("Run afd-batch with the request in a JSON file ('-': stdin)")
-                .arg(Arg::new("file").required(true)),
-        )
+}
+
+fn json_flag() -> Arg {
+    Arg::new("json")
+        .long("json")
+        .global(true)
+        .action(ArgAction::SetTrue)
+        .help("Print results as JSON")
+}
+
+/// What can be done once connected: on the command line and in the shell alike.
+fn subcommands() -> [Command; 5] {
+    [
+        Command::new("tools").about("List the server's tools"),
+        Command::new("discover")
+            .about("Search an afd server's commands (afd-discover)")
+            .arg(Arg::new("search").long("search").value_name("QUERY"))
+            .arg(Arg::new("category").long("category").value_name("CATEGORY")),
+        Command::new("detail")
+            .about("An afd server's command definition (afd-detail)")
+            .arg(Arg::new("command").required(true)),
+        Command::new("call")
+            .about("Call a tool (or an afd command): `call <tool> --field value ...`")
+            .arg(Arg::new("tool").required(true))
+            .arg(
+                Arg::new("args")
+                    .num_args(0..)
+                    .trailing_var_arg(true)
+                    .allow_hyphen_values(true),
+            ),
+        Command::new("batch")
+            .about("Run afd-batch with the request in a JSON file ('-': stdin)")
+            .arg(Arg::new("file").required(true)),
+    ]
 }
 
 #[tokio::main]
@@ -88,10 +97,10 @@ async fn connect(matches: &ArgMatches) -> Result<Client, String> {
         .get_one::<String>("server")
         .cloned()
         .unwrap_or_default();
-    let mut words = line.split_whitespace();
-    let program = words.next().ok_or("--server needs a command line")?;
+    let words = shlex::split(&line).ok_or("--server has an unclosed quote")?;
+    let (program, args) = words.split_first().ok_or("--server needs a command line")?;
     let mut process = tokio::process::Command::new(program);
-    process.args(words);
+    process.args(args);
     let (transport, _) = TokioChildProcess::builder(process)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -109,14 +118,24 @@ async fn run(matches: &ArgMatches) -> i32 {
             return EXIT_FAILURE;
         }
     };
+    let code = match matches.subcommand() {
+        Some(("shell", _)) => shell::run(&client, matches.get_flag("json")).await,
+        _ => run_subcommand(&client, matches).await,
+    };
+    let _ = client.cancel().await;
+    code
+}
+
+/// Runs the subcommand `matches` holds (one of [`subcommands`]) on the connected server.
+async fn run_subcommand(client: &Client, matches: &ArgMatches) -> i32 {
     // `--json` after a tool's flags belongs to afd, not to the tool.
     let json = matches.get_flag("json")
         || matches
             .subcommand_matches("call")
             .and_then(|call| call.get_many::<String>("args"))
             .is_some_and(|mut args| args.any(|arg| arg == "--json"));
-    let code = match matches.subcommand() {
-        Some(("tools", _)) => tools(&client, json).await,
+    match matches.subcommand() {
+        Some(("tools", _)) => tools(client, json).await,
         Some(("discover", sub)) => {
             let mut input = json!({});
             for key in ["search", "category"] {
@@ -124,23 +143,23 @@ async fn run(matches: &ArgMatches) -> i32 {
                     input[key] = json!(value);
                 }
             }
-            call_tool(&client, "afd-discover", input, json).await
+            call_tool(client, "afd-discover", input, json).await
         }
         Some(("detail", sub)) => {
             let name = sub
                 .get_one::<String>("command")
                 .cloned()
                 .unwrap_or_default();
-            call_tool(&client, "afd-detail", json!({"command": name}), json).await
+            call_tool(client, "afd-detail", json!({"command": name}), json).await
         }
-        Some(("call", sub)) => call(&client, sub, json).await,
+        Some(("call", sub)) => call(client, sub, json).await,
         Some(("batch", sub)) => {
             let path = sub.get_one::<String>("file").cloned().unwrap_or_default();
             let input = read_input(std::path::Path::new(&path))
                 .map_err(|e| e.message)
                 .and_then(|text| serde_json::from_str::<Value>(&text).map_err(|e| e.to_string()));
             match input {
-                Ok(input) => call_tool(&client, "afd-batch", input, json).await,
+                Ok(input) => call_tool(client, "afd-batch", input, json).await,
                 Err(error) => {
                     eprintln!("error: {error}");
                     EXIT_FAILURE
@@ -148,9 +167,7 @@ async fn run(matches: &ArgMatches) -> i32 {
             }
         }
         _ => EXIT_USAGE,
-    };
-    let _ = client.cancel().await;
-    code
+    }
 }
 
 async fn list(client: &Client) -> Result<Vec<Tool>, String> {

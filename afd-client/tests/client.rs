@@ -192,3 +192,73 @@ fn works_over_streamable_http_too() {
         text(&output.stdout)
     );
 }
+
+#[test]
+fn server_command_lines_are_split_as_a_shell_splits_them() {
+    // A server whose path has a space in it, quoted on the command line.
+    let dir = std::env::temp_dir().join(format!("afd client quoting {}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let linked = dir.join("todo server");
+    let _ = std::fs::remove_file(&linked);
+    std::os::unix::fs::symlink(example("todo"), &linked).unwrap();
+    let server = format!("'{}' serve --strategy 'individual'", linked.display());
+    let output = afd(&["--server", &server, "tools"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("todo-create"));
+
+    let output = afd(&["--server", "'unclosed serve", "tools"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("unclosed quote"));
+}
+
+#[test]
+fn the_shell_runs_one_subcommand_per_line_and_keeps_history() {
+    use std::io::Write as _;
+
+    let dir = std::env::temp_dir().join(format!("afd-client-shell-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let history = dir.join("history");
+    let server = format!("{} serve", example("todo"));
+    let mut shell = Command::new(env!("CARGO_BIN_EXE_afd"))
+        .args(["--server", &server, "shell"])
+        .env_remove("AFD_TOOL_STRATEGY")
+        .env("AFD_HISTORY", &history)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = [
+        "tools",
+        "call todo-create --title 'Buy oat milk'",
+        "",
+        "no-such-subcommand",
+        "call todo-list --json",
+        "exit",
+        "call todo-create --title 'after exit'",
+    ];
+    let input = lines.join("\n") + "\n";
+    shell
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = shell.wait_with_output().unwrap();
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stderr}");
+    assert!(stdout.contains("afd-discover"), "{stdout}");
+    // One connection: the todo made on one line is listed on another.
+    let listed = stdout.split("\"title\": \"Buy oat milk\"").count() - 1;
+    assert!(listed >= 1, "{stdout}");
+    assert!(!stdout.contains("after exit"), "{stdout}");
+    assert!(stderr.contains("no-such-subcommand"), "{stderr}");
+    let kept = std::fs::read_to_string(&history).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        kept.contains("call todo-create --title 'Buy oat milk'"),
+        "{kept}"
+    );
+    assert!(kept.contains("call todo-list --json"), "{kept}");
+}
