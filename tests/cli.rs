@@ -395,3 +395,59 @@ async fn the_built_in_subcommands_reach_observers_as_meta_calls() {
     assert_eq!(seen, expected);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_command_kept_off_the_command_line_is_refused_by_name() {
+    for how in [&["call", "mcp-only"][..], &["mcp-only"]] {
+        fixture()
+            .args(how)
+            .assert()
+            .code(2)
+            .stdout_eq("")
+            .stderr_eq(file!["snapshots/cli/not-exposed.stderr"]);
+    }
+}
+
+/// On a terminal (here one made by `script`), a command with a confirmation prompt asks,
+/// runs on "y" and does nothing otherwise.
+#[cfg(unix)]
+#[test]
+fn a_command_that_asks_for_confirmation_asks_on_a_terminal() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+
+    let Ok(status) = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+    else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "`script` (util-linux) is needed"
+        );
+        eprintln!("skipped: `script` (util-linux) is not installed");
+        return;
+    };
+    assert!(status.status.success());
+    let fixture = cargo_bin!("afd-cli-fixture").display().to_string();
+    for (answer, code, shown) in [("y", 0, "Forgot Bo"), ("n", 1, "was not confirmed")] {
+        let mut child = std::process::Command::new("script")
+            .args([
+                "-qec",
+                &format!("'{fixture}' forget --name Bo"),
+                "/dev/null",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(format!("{answer}\n").as_bytes()).unwrap();
+        let output = child.wait_with_output().unwrap();
+        // `script` copies the terminal (both streams) to its stdout.
+        let seen = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert_eq!(output.status.code(), Some(code), "{seen}");
+        assert!(seen.contains("Really forget Bo? [y/N]"), "{seen}");
+        assert!(seen.contains(shown), "{seen}");
+    }
+}

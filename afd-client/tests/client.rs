@@ -160,37 +160,51 @@ impl Drop for Server {
 
 #[test]
 fn works_over_streamable_http_too() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let _server = Server(
-        Command::new(example("todo"))
-            .args(["serve", "--http", &format!("127.0.0.1:{port}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "the HTTP todo server did not start"
+    for (example_name, tool, flags, shown) in [
+        ("todo", "todo-create", ["--title", "over HTTP"], "over HTTP"),
+        ("shop", "product-list", ["--limit", "2"], "name"),
+    ] {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let _server = Server(
+            Command::new(example(example_name))
+                .args(["serve", "--http", &format!("127.0.0.1:{port}")])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
         );
-        std::thread::sleep(Duration::from_millis(100));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "the HTTP {example_name} server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let mut args = vec!["--url", &url, "call", tool];
+        args.extend(flags);
+        let output = afd(&args);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        assert!(
+            text(&output.stdout).contains(shown),
+            "{}",
+            text(&output.stdout)
+        );
+        if example_name == "todo" {
+            let output = afd(&["--url", &url, "call", "todo-list", "--json"]);
+            assert!(output.status.success(), "{}", text(&output.stderr));
+            assert!(
+                text(&output.stdout).contains("over HTTP"),
+                "{}",
+                text(&output.stdout)
+            );
+        }
     }
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let output = afd(&["--url", &url, "call", "todo-create", "--title", "over HTTP"]);
-    assert!(output.status.success(), "{}", text(&output.stderr));
-    let output = afd(&["--url", &url, "call", "todo-list", "--json"]);
-    assert!(output.status.success(), "{}", text(&output.stderr));
-    assert!(
-        text(&output.stdout).contains("over HTTP"),
-        "{}",
-        text(&output.stdout)
-    );
 }
 
 #[test]

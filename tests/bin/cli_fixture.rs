@@ -1,5 +1,6 @@
 //! A small app for the command-line tests of what the examples do not show: a command
-//! called by an alias and by a deprecated alias, and one that runs until Ctrl-C.
+//! called by an alias and by a deprecated alias, one that runs until Ctrl-C, one that
+//! asks for confirmation, and one kept off the command line.
 
 use afd_runtime::Registry;
 use afd_runtime::prelude::*;
@@ -26,11 +27,28 @@ async fn wait_for_cancel(ctx: &CommandContext) -> Result<String, CommandError> {
     Err(CommandError::new("CANCELLED", "stopped before finishing"))
 }
 
+/// Forgets someone (asks first).
+#[command(category = "demo", mutation, confirm_prompt = "Really forget {name}?")]
+fn forget(input: Greeting) -> String {
+    format!("Forgot {}", input.name)
+}
+
+/// Only for MCP clients.
+#[command(category = "demo", expose(cli = false))]
+fn mcp_only() -> String {
+    "served".to_owned()
+}
+
 #[tokio::main]
 async fn main() {
     let registry: &'static Registry = Box::leak(Box::new(
         Registry::builder()
-            .register_all([greet::COMMAND, wait_for_cancel::COMMAND])
+            .register_all([
+                greet::COMMAND,
+                wait_for_cancel::COMMAND,
+                forget::COMMAND,
+                mcp_only::COMMAND,
+            ])
             .build()
             .expect("distinct names"),
     ));

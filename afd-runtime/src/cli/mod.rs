@@ -52,6 +52,7 @@ use clap::{Arg, ArgMatches, Command};
 
 use crate::command_context::CommandContext;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
+use crate::error::{CommandError, codes};
 use crate::registry::Registry;
 
 pub use progress::TerminalProgress;
@@ -234,6 +235,10 @@ impl Cli {
         match self.try_parse_from(args) {
             Ok(parsed) => parsed,
             Err(ParseError::Usage(error)) => error.exit(),
+            Err(ParseError::NotExposed(error)) => {
+                print_error(&error);
+                std::process::exit(EXIT_USAGE)
+            }
             Err(ParseError::Dispatcher(error)) => {
                 eprintln!("error: {error}");
                 std::process::exit(EXIT_FAILURE)
@@ -256,12 +261,45 @@ impl Cli {
         let matches = self
             .command(&dispatcher)
             .try_get_matches_from(args)
-            .map_err(ParseError::Usage)?;
+            .map_err(|error| self.usage_error(error))?;
         Ok(Parsed {
             cli: self,
             dispatcher,
             matches,
         })
+    }
+}
+
+impl Cli {
+    /// A subcommand clap did not know that names a registered command kept off the
+    /// command line gets an error saying so, not clap's "unrecognized subcommand".
+    fn usage_error(&self, error: clap::Error) -> ParseError {
+        use clap::error::{ContextKind, ContextValue, ErrorKind};
+
+        if error.kind() != ErrorKind::InvalidSubcommand {
+            return ParseError::Usage(error);
+        }
+        let Some(ContextValue::String(name)) = error.get(ContextKind::InvalidSubcommand) else {
+            return ParseError::Usage(error);
+        };
+        let Some(resolved) = self.registry.lookup(name) else {
+            return ParseError::Usage(error);
+        };
+        let app = &self.name;
+        ParseError::NotExposed(
+            CommandError::new(
+                codes::COMMAND_NOT_EXPOSED,
+                format!(
+                    "'{}' is not available on the command line",
+                    resolved.entry.name()
+                ),
+            )
+            .with_suggestion(format!(
+                "`{app} commands` lists the commands you can run here; this one is served \
+                 to other surfaces (such as MCP clients)"
+            ))
+            .with_retryable(false),
+        )
     }
 }
 
@@ -271,6 +309,8 @@ impl Cli {
 pub enum ParseError {
     /// A usage error, or help or the version to print (clap's).
     Usage(clap::Error),
+    /// The subcommand names a registered command that is not exposed on the command line.
+    NotExposed(CommandError),
     /// The dispatcher configuration names an unknown command.
     Dispatcher(DispatcherError),
 }
@@ -279,6 +319,7 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseError::Usage(error) => error.fmt(f),
+            ParseError::NotExposed(error) => error.fmt(f),
             ParseError::Dispatcher(error) => error.fmt(f),
         }
     }
