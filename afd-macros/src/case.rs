@@ -38,6 +38,15 @@ pub fn is_kebab(name: &str) -> bool {
         })
 }
 
+/// A valid MCP tool name: 1 to 128 of `A-Z a-z 0-9 _ . -` (`create_pull_request`,
+/// `todo-create`, `files.read`).
+pub fn is_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
 /// `NOT_FOUND`: uppercase words of letters and digits joined by single underscores.
 pub fn is_screaming_snake(code: &str) -> bool {
     !code.is_empty()
@@ -104,6 +113,22 @@ mod tests {
         assert_eq!(to_kebab("todoCreate"), "todo-create");
         assert_eq!(to_kebab("r#type"), "type");
         assert_eq!(to_kebab("get_v2_item"), "get-v2-item");
+    }
+
+    #[test]
+    fn checks_tool_names() {
+        for name in [
+            "todo-create",
+            "create_pull_request",
+            "files.read",
+            "A1",
+            "x",
+        ] {
+            assert!(is_tool_name(name), "{name}");
+        }
+        for name in ["", "todo create", "todo/create", "tôdo", &"a".repeat(129)] {
+            assert!(!is_tool_name(name), "{name}");
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Checks on the values as a whole: names in kebab-case, keys that require another key,
+//! Checks on the values as a whole: names (valid MCP tool names when given, kebab-case
+//! when derived from the function; context names in kebab-case), keys that require another key,
 //! the doc comment, repeated list entries, and for `#[command]` the attributes against the
 //! function. Every failed check is recorded; none stops the others.
 
@@ -7,7 +8,7 @@ use syn::LitStr;
 
 use crate::ast::{Declaration, Handler};
 use crate::attr::{CommandAttrs, ContextAttrs};
-use crate::case::{is_kebab, is_screaming_snake, to_kebab};
+use crate::case::{is_kebab, is_screaming_snake, is_tool_name, to_kebab};
 use crate::errors::Errors;
 
 /// The command's name: `name = "..."`, else the function name in kebab-case.
@@ -25,7 +26,7 @@ pub fn command(errors: &Errors, attrs: &CommandAttrs, handler: &Handler<'_>) {
     let name = command_name(attrs, handler);
     match attrs.name.get() {
         Some(lit) => {
-            kebab(errors, lit, "command names");
+            tool_name(errors, lit, "command names");
         }
         None if !is_kebab(&name) => errors.error_at(
             handler.ident_span(),
@@ -48,7 +49,7 @@ pub fn command(errors: &Errors, attrs: &CommandAttrs, handler: &Handler<'_>) {
         .chain(attrs.deprecated_aliases.get())
         .flatten()
     {
-        if kebab(errors, alias, "aliases") && alias.value() == name {
+        if tool_name(errors, alias, "aliases") && alias.value() == name {
             errors.error_spanned_by(
                 alias,
                 format!(
@@ -173,6 +174,37 @@ fn kebab(errors: &Errors, lit: &LitStr, what: &str) -> bool {
         );
     }
     ok
+}
+
+/// Records an error unless `lit` is a valid MCP tool name; whether it is.
+fn tool_name(errors: &Errors, lit: &LitStr, what: &str) -> bool {
+    let value = lit.value();
+    let ok = is_tool_name(&value);
+    if !ok {
+        errors.error_spanned_by(
+            lit,
+            format!(
+                "{what} are MCP tool names, 1 to 128 of `A-Z a-z 0-9 _ . -`: `{}`, not `{value}`",
+                tool_name_hint(&value)
+            ),
+        );
+    }
+    ok
+}
+
+/// `value` with every run of characters a tool name cannot hold made one `-`.
+fn tool_name_hint(value: &str) -> String {
+    let mut out = String::new();
+    for part in value
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+        .filter(|part| !part.is_empty())
+    {
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(part);
+    }
+    out.chars().take(128).collect()
 }
 
 /// Whether the `index`-th entry of a list repeats an earlier one.

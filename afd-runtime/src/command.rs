@@ -532,7 +532,7 @@ impl CommandDef {
         self
     }
 
-    /// The command's name (kebab-case).
+    /// The command's name: kebab-case when derived from the function, else any valid MCP tool name.
     pub const fn name(&self) -> &'static str {
         self.name
     }

@@ -6,7 +6,7 @@ struct Input {
 }
 
 /// Deletes a thing.
-#[command(name = "Thing_Delete", colour = "red", destructive, execution_time = "soon")]
+#[command(name = "Thing Delete", colour = "red", destructive, execution_time = "soon")]
 fn thing_delete(input: Input, extra: Input) -> String {
     input.name + &extra.name
 }

@@ -6,7 +6,7 @@ struct Input {
 }
 
 /// Does a thing.
-#[command(name = "todoCreate")]
+#[command(aliases("do thing!"))]
 fn thing(input: Input) -> String {
     input.name
 }

@@ -6,7 +6,7 @@ struct Input {
 }
 
 /// Does a thing.
-#[command(aliases("doThing"))]
+#[command(name = "todo create/all")]
 fn thing(input: Input) -> String {
     input.name
 }
