@@ -266,6 +266,8 @@ impl Builder {
             read_only: self.read_only,
             name_verb: self.name_verb,
             typos,
+            #[cfg(feature = "semantic")]
+            semantic: None,
         }
     }
 }
