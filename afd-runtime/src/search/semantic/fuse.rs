@@ -23,10 +23,10 @@ use super::super::{Document, Hit};
 use super::{Ready, SemanticLayer, SemanticOptions};
 
 /// The weight of the normalised lexical score; the normalised cosine has `1 - LEXICAL`.
-const LEXICAL: f32 = 0.9;
+const LEXICAL: f32 = 0.7;
 /// How many documents each list (lexical, dense) contributes to the candidates; the
 /// cosine of the last of the dense list is the floor of the normalised cosine.
-const DEPTH: usize = 40;
+const DEPTH: usize = 50;
 
 /// The evidence about one document for one query: what fusion ranks by.
 #[derive(Debug, Clone, Copy, PartialEq)]
