@@ -367,3 +367,50 @@ fn meaning_finds_commands_no_word_of_the_query_names() {
     assert!(index.search("  ", 5).is_empty());
     assert!(index.search("?!", 5).is_empty());
 }
+
+mod commands {
+    use afd_runtime::prelude::*;
+
+    #[derive(Deserialize, JsonSchema)]
+    pub struct City {
+        /// The city's name.
+        pub city: String,
+    }
+
+    /// Current weather and forecast for a city.
+    #[command(category = "weather")]
+    async fn weather_get(input: City) -> Result<String, CommandError> {
+        Ok(input.city)
+    }
+
+    /// Delete a project and everything in it.
+    #[command(category = "tracker", mutation)]
+    async fn project_delete(input: City) -> Result<String, CommandError> {
+        Ok(input.city)
+    }
+}
+
+#[test]
+fn the_dispatcher_searches_with_the_semantic_layer_it_was_built_with() {
+    use afd_runtime::{Dispatcher, Registry};
+    let Some(dir) = model_dir() else { return };
+    let dispatcher = Dispatcher::builder(Registry::global())
+        .semantic(Some(SemanticOptions::new(dir).cache_dir(None)))
+        .build()
+        .unwrap();
+    dispatcher.warm();
+    let layer = dispatcher
+        .search_index()
+        .semantic()
+        .expect("a semantic layer");
+    layer.wait().unwrap();
+    let hits = dispatcher.search("is it going to rain in Oslo", 5);
+    assert_eq!(hits[0].0.name(), "weather-get");
+
+    // Turned off in code: no layer, whatever the environment says.
+    let lexical = Dispatcher::builder(Registry::global())
+        .semantic(None)
+        .build()
+        .unwrap();
+    assert!(lexical.search_index().semantic().is_none());
+}
