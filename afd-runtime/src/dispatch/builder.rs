@@ -14,6 +14,8 @@ use super::{CommandRequest, CommandService, Dispatcher, HandlerService, Inner, L
 use crate::contexts::{SessionConfig, Sessions};
 use crate::registry::{CONTEXT_OPS, Exposed, SharedRegistry};
 use crate::result::CommandResult;
+#[cfg(feature = "semantic")]
+use crate::search::semantic::SemanticOptions;
 use crate::usage::UsageStats;
 
 /// Why a [`Dispatcher`] could not be built.
@@ -45,9 +47,26 @@ pub struct DispatcherBuilder {
     limits: Limits,
     sessions: Option<Sessions>,
     usage: Option<UsageStats>,
+    /// The semantic layer of search: `None` reads `AFD_EMBED_MODEL` when the index is built,
+    /// `Some(None)` turns it off.
+    #[cfg(feature = "semantic")]
+    semantic: Option<Option<SemanticOptions>>,
 }
 
 impl DispatcherBuilder {
+    /// The semantic layer of ranked search (feature `semantic`): `Some(options)` loads that
+    /// model, `None` keeps search lexical. By default the model folder named by
+    /// `AFD_EMBED_MODEL` is used, if any. The model and the commands' vectors load on a
+    /// background thread when the search index is first built ([`Dispatcher::warm`]);
+    /// search is lexical until they are ready, and stays so, with a logged warning, when
+    /// the model cannot be loaded.
+    #[cfg(feature = "semantic")]
+    #[must_use]
+    pub fn semantic(mut self, options: Option<SemanticOptions>) -> Self {
+        self.semantic = Some(options);
+        self
+    }
+
     /// Where calls are recorded, for afd-discover's `suggestedNext` and search tie-breaks
     /// (default: in memory). [`UsageStats::open`] persists them in SQLite;
     /// [`UsageStats::disabled`] records nothing.
@@ -203,6 +222,8 @@ impl DispatcherBuilder {
                 sessions: self.sessions.unwrap_or_default(),
                 usage: self.usage.unwrap_or_else(UsageStats::in_memory),
                 search: OnceLock::new(),
+                #[cfg(feature = "semantic")]
+                semantic: self.semantic.unwrap_or_else(SemanticOptions::from_env),
             }),
         })
     }
@@ -221,6 +242,8 @@ impl DispatcherBuilder {
             limits: Limits::default(),
             sessions: None,
             usage: None,
+            #[cfg(feature = "semantic")]
+            semantic: None,
         }
     }
 }

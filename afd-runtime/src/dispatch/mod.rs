@@ -149,6 +149,9 @@ struct Inner {
     usage: UsageStats,
     /// The ranked-search index over the exposed commands, built on first use.
     search: OnceLock<SearchIndex>,
+    /// The semantic layer to build the index with, if any.
+    #[cfg(feature = "semantic")]
+    semantic: Option<crate::search::semantic::SemanticOptions>,
 }
 
 /// Dispatches calls to a registry's commands: the one path shared by the MCP server, the
@@ -271,9 +274,14 @@ impl Dispatcher {
     ///
     /// [`exposed_entries`]: Dispatcher::exposed_entries
     pub fn search_index(&self) -> &SearchIndex {
-        self.inner
-            .search
-            .get_or_init(|| SearchIndex::build(self.exposed_entries().map(Document::from_entry)))
+        self.inner.search.get_or_init(|| {
+            let docs = self.exposed_entries().map(Document::from_entry);
+            #[cfg(feature = "semantic")]
+            if let Some(options) = &self.inner.semantic {
+                return SearchIndex::build_semantic(docs.collect(), options.clone());
+            }
+            SearchIndex::build(docs)
+        })
     }
 
     /// The exposed commands matching `query`, best first with their relevance, at most

@@ -266,6 +266,8 @@ impl Builder {
             read_only: self.read_only,
             name_verb: self.name_verb,
             typos,
+            #[cfg(feature = "semantic")]
+            semantic: None,
         }
     }
 }
@@ -350,7 +352,7 @@ impl Pending {
 
 /// The first sentence of a description (up to the first `. `, `.\n`, blank line or end),
 /// and the rest.
-fn split_summary(description: &str) -> (&str, &str) {
+pub(super) fn split_summary(description: &str) -> (&str, &str) {
     let bytes = description.as_bytes();
     for (index, &byte) in bytes.iter().enumerate() {
         let next = bytes.get(index + 1).copied();

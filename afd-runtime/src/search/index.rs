@@ -74,6 +74,9 @@ pub struct SearchIndex {
     /// Document -> the term of the first verb of its name, or `u32::MAX` when it has none.
     pub(super) name_verb: Vec<u32>,
     pub(super) typos: TypoIndex,
+    /// The semantic layer, when one was asked for.
+    #[cfg(feature = "semantic")]
+    pub(super) semantic: Option<super::semantic::SemanticLayer>,
 }
 
 impl SearchIndex {

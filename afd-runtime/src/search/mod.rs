@@ -31,6 +31,8 @@ mod document;
 mod index;
 mod query;
 mod rank;
+#[cfg(feature = "semantic")]
+pub mod semantic;
 mod synonyms;
 mod tokenize;
 mod typo;

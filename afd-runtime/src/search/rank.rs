@@ -40,6 +40,10 @@ impl SearchIndex {
     /// A query with no searchable word (empty, only spaces, punctuation or stop words)
     /// finds nothing; so does a query no document matches even through synonyms or typo
     /// corrections. Queries are cut to [`MAX_QUERY_BYTES`](super::MAX_QUERY_BYTES).
+    ///
+    /// With a ready semantic layer (feature `semantic`, `SearchIndex::build_semantic`),
+    /// lexical and dense evidence are fused, and any query with a letter or digit finds
+    /// the commands closest in meaning, even when none of its words matches.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
         self.search_with(query, limit, |_| 0.0)
     }
@@ -55,11 +59,15 @@ impl SearchIndex {
         if limit == 0 || self.n_docs == 0 {
             return Vec::new();
         }
-        let query = query::parse(self, query);
-        if query.concepts.is_empty() {
+        let parsed = query::parse(self, query);
+        #[cfg(feature = "semantic")]
+        if let Some(hits) = super::semantic::fuse::search(self, query, &parsed, limit, &tie_break) {
+            return hits;
+        }
+        if parsed.concepts.is_empty() {
             return Vec::new();
         }
-        rank(self, &query, limit, &tie_break)
+        rank(self, &parsed, limit, &tie_break)
     }
 }
 
@@ -108,7 +116,7 @@ thread_local! {
 
 /// The best `limit` documents for `query`, best first; equal scores go to the higher
 /// `tie_break`, then to the earlier document.
-fn rank(
+pub(super) fn rank(
     index: &SearchIndex,
     query: &Query,
     limit: usize,
