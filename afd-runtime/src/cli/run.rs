@@ -82,7 +82,7 @@ pub(super) async fn run(
     let Some((name, sub)) = matches.subcommand() else {
         return serve(cli, matches, ctx).await;
     };
-    let ctx = match enter_context(dispatcher, matches, ctx) {
+    let ctx = match enter_context(dispatcher, matches, ctx).await {
         Ok(ctx) => ctx,
         Err(error) => return output.error(error),
     };
@@ -92,11 +92,11 @@ pub(super) async fn run(
             Some((command, args)) => call(dispatcher, command, args, ctx, output, yes).await,
             None => EXIT_USAGE,
         },
-        "commands" => commands(dispatcher, sub, ctx.session(), output),
-        "describe" => describe(dispatcher, sub, output),
+        "commands" => commands(dispatcher, sub, ctx.session(), output).await,
+        "describe" => describe(dispatcher, sub, output).await,
         "batch" => batch(dispatcher, sub, ctx, output, yes).await,
         "pipe" => pipe(dispatcher, sub, ctx, output, yes).await,
-        "contexts" => contexts(dispatcher, ctx.session(), output),
+        "contexts" => contexts(dispatcher, ctx.session(), output).await,
         "completions" => completions(cli, dispatcher, sub),
         "serve" => serve(cli, sub, ctx).await,
         command => call(dispatcher, command, sub, ctx, output, yes).await,
@@ -115,7 +115,7 @@ async fn serve(_cli: &Cli, _matches: &ArgMatches, _ctx: CommandContext) -> i32 {
 }
 
 /// With `--context NAME`, a session in that context (read-only with `--read-only`).
-fn enter_context(
+async fn enter_context(
     dispatcher: &Dispatcher,
     matches: &ArgMatches,
     ctx: CommandContext,
@@ -128,8 +128,10 @@ fn enter_context(
     } else {
         Scope::Full
     };
-    let session = dispatcher.open_session();
-    dispatcher.enter_context(Some(&session), context, Some(scope))?;
+    let session = dispatcher.open_session().await?;
+    dispatcher
+        .enter_context(Some(&session), context, Some(scope))
+        .await?;
     Ok(ctx.with_session(session))
 }
 
@@ -253,7 +255,7 @@ async fn call(
     if interrupted { EXIT_INTERRUPTED } else { code }
 }
 
-fn commands(
+async fn commands(
     dispatcher: &Dispatcher,
     args: &ArgMatches,
     session: Option<&str>,
@@ -278,7 +280,7 @@ fn commands(
     if let Some(session) = session {
         input["session"] = json!(session);
     }
-    let result = dispatcher.discover(input);
+    let result = dispatcher.discover(input).await;
     if output.json || !result.success {
         return output.result(&result);
     }
@@ -312,10 +314,10 @@ fn commands(
     EXIT_SUCCESS
 }
 
-fn describe(dispatcher: &Dispatcher, args: &ArgMatches, output: Output) -> i32 {
+async fn describe(dispatcher: &Dispatcher, args: &ArgMatches, output: Output) -> i32 {
     let name = args.get_one::<String>("command").map_or("", String::as_str);
     if output.json {
-        return output.result(&dispatcher.detail(json!({"command": name})));
+        return output.result(&dispatcher.detail(json!({"command": name})).await);
     }
     let registry = dispatcher.registry();
     let Some(resolved) = registry.lookup(name) else {
@@ -491,8 +493,8 @@ async fn pipe(
     }
 }
 
-fn contexts(dispatcher: &Dispatcher, session: Option<&str>, output: Output) -> i32 {
-    match dispatcher.list_contexts(session) {
+async fn contexts(dispatcher: &Dispatcher, session: Option<&str>, output: Output) -> i32 {
+    match dispatcher.list_contexts(session).await {
         Ok((data, reasoning)) => {
             output.result(&CommandResult::success(data).with_reasoning(reasoning))
         }
