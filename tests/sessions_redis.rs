@@ -118,17 +118,17 @@ async fn concurrent_changes_of_one_session_on_two_replicas_lose_no_write() {
 #[tokio::test]
 async fn idle_sessions_expire_by_redis_ttl_refreshed_on_use() {
     let Some(url) = redis_url() else { return };
-    let store = RedisSessionStore::connect(&url, Duration::from_millis(1500))
+    let store = RedisSessionStore::connect(&url, Duration::from_secs(2))
         .await
         .unwrap();
     store.put("afd-test-idle", Arc::default()).await.unwrap();
-    // Used every 0.7 s, it outlives its 1.5 s idle time twice over.
-    for _ in 0..5 {
-        tokio::time::sleep(Duration::from_millis(700)).await;
+    // Used every 0.5 s, it outlives its 2 s idle time twice over.
+    for _ in 0..8 {
+        tokio::time::sleep(Duration::from_millis(500)).await;
         assert!(store.get("afd-test-idle").await.unwrap().is_some());
     }
     // Left alone, Redis removes it.
-    tokio::time::sleep(Duration::from_millis(3000)).await;
+    tokio::time::sleep(Duration::from_millis(4000)).await;
     assert!(store.get("afd-test-idle").await.unwrap().is_none());
     let mut never = |_: &mut afd_runtime::contexts::SessionState| {};
     assert!(!store.update("afd-test-idle", &mut never).await.unwrap());

@@ -11,6 +11,7 @@ use redis::Script;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::session::{SessionState, SessionStore, SessionStoreError, StoreFuture};
+use crate::text::redact_url as redact;
 
 /// How long one Redis command may take before the call fails as unavailable.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -173,18 +174,6 @@ fn encode(state: &SessionState) -> Result<String, SessionStoreError> {
         .map_err(|error| SessionStoreError::new(format!("cannot encode a session: {error}")))
 }
 
-/// The URL without its password, for messages and logs.
-pub(crate) fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let credentials = &url[scheme + 3..at];
-            let user = credentials.split(':').next().unwrap_or_default();
-            format!("{}{user}:***{}", &url[..scheme + 3], &url[at..])
-        }
-        _ => url.to_owned(),
-    }
-}
-
 impl SessionStore for RedisSessionStore {
     fn get<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, Option<Arc<SessionState>>> {
         Box::pin(async move { Ok(self.read(handle).await?.map(|(_, state)| Arc::new(state))) })
@@ -274,7 +263,7 @@ impl SessionStore for RedisSessionStore {
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use crate::text::redact_url as redact;
 
     #[test]
     fn passwords_are_left_out_of_messages() {

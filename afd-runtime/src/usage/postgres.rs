@@ -20,7 +20,8 @@ use std::time::Duration;
 use tokio_postgres::{Client, NoTls};
 
 use super::model::{Delta, Snapshot, from_millis};
-use super::{AccessLevel, CommandStats, Shared, UsageError};
+use super::{AccessLevel, CommandStats, Shared, State, UsageError};
+pub(super) use crate::text::redact_url as redact;
 
 /// The schema this code writes.
 const SCHEMA_VERSION: i32 = 1;
@@ -80,18 +81,6 @@ fn to_i64(count: u64) -> i64 {
 
 fn to_u64(count: i64) -> u64 {
     u64::try_from(count).unwrap_or(0)
-}
-
-/// The URL without its password, for messages and logs.
-pub(super) fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let credentials = &url[scheme + 3..at];
-            let user = credentials.split(':').next().unwrap_or_default();
-            format!("{}{user}:***{}", &url[..scheme + 3], &url[at..])
-        }
-        _ => url.to_owned(),
-    }
 }
 
 async fn connect(url: &str) -> Result<Client, OpenError> {
@@ -447,8 +436,6 @@ async fn sync(
     Err(failed(failures, error))
 }
 
-use super::State;
-
 fn failed(failures: &mut u64, error: String) -> UsageError {
     *failures += 1;
     // Warn on the first failure of a streak, then now and then.
@@ -460,7 +447,7 @@ fn failed(failures: &mut u64, error: String) -> UsageError {
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use crate::text::redact_url as redact;
 
     #[test]
     fn passwords_are_left_out_of_messages() {
