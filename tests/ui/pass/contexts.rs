@@ -48,7 +48,8 @@ async fn main() {
     let dispatcher = Dispatcher::builder(registry).build().unwrap();
     let session = dispatcher.open_session().await.unwrap();
     dispatcher
-        .set_default_context(&session, Some("document-review"), Scope::Full).await
+        .set_default_context(&session, Some("document-review"), Scope::Full)
+        .await
         .unwrap();
     let ctx = CommandContext::new().with_session(session.as_str());
     let counted = dispatcher.call("word-count", json!({}), ctx.clone()).await;
