@@ -192,20 +192,23 @@ async fn a_search_with_activate_loads_its_matches_for_the_session() {
     assert_eq!(client.wait_list_changed(2).await, 2);
 }
 
-#[test]
-fn loading_needs_a_session() {
+#[tokio::test]
+async fn loading_needs_a_session() {
     // In-process, with no session handle: activate is refused with a way out (over MCP the
     // connection or the `afd/session` handle is the session).
     let dispatcher = afd_runtime::Dispatcher::builder(Registry::global())
         .build()
         .unwrap();
-    let refused = dispatcher.discover(json!({"search": "cancel", "activate": true}));
+    let refused = dispatcher
+        .discover(json!({"search": "cancel", "activate": true}))
+        .await;
     let error = refused.error.expect("refused");
     assert_eq!(error.code, "SESSION_NOT_FOUND");
     assert!(error.suggestion.is_some());
     // A session handle it does not know is refused too.
-    let unknown =
-        dispatcher.discover(json!({"search": "cancel", "activate": true, "session": "nope"}));
+    let unknown = dispatcher
+        .discover(json!({"search": "cancel", "activate": true, "session": "nope"}))
+        .await;
     assert_eq!(unknown.error.unwrap().code, "SESSION_NOT_FOUND");
 }
 
@@ -556,13 +559,13 @@ async fn a_closed_connection_ends_its_session_and_its_live_usage_history() {
         .as_str()
         .expect("the transport's session")
         .to_owned();
-    assert!(dispatcher.session(&handle).is_some());
+    assert!(dispatcher.session(&handle).await.unwrap().is_some());
     assert_eq!(usage.session_count(), 1);
 
     drop(client);
     // The server's side of the connection ends once the client's is gone.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while dispatcher.session(&handle).is_some() || usage.session_count() > 0 {
+    while dispatcher.session(&handle).await.unwrap().is_some() || usage.session_count() > 0 {
         assert!(
             tokio::time::Instant::now() < deadline,
             "the session outlived its connection"

@@ -116,9 +116,9 @@ fn names(data: &Value) -> Vec<&str> {
         .collect()
 }
 
-#[test]
-fn discover_lists_everything_with_the_taxonomy() {
-    let result = server().discover(json!({}));
+#[tokio::test]
+async fn discover_lists_everything_with_the_taxonomy() {
+    let result = server().discover(json!({})).await;
     assert!(result.success);
     assert_eq!(result.confidence, Some(1.0));
     assert_eq!(
@@ -150,9 +150,9 @@ fn discover_lists_everything_with_the_taxonomy() {
     );
 }
 
-#[test]
-fn example_1_browsing_by_category() {
-    let result = server().discover(json!({"category": "order"}));
+#[tokio::test]
+async fn example_1_browsing_by_category() {
+    let result = server().discover(json!({"category": "order"})).await;
     let data = result.data.unwrap();
     assert_eq!(names(&data), ["order-cancel", "order-create", "order-list"]);
     assert_eq!(data["total"], 9);
@@ -169,11 +169,17 @@ fn example_1_browsing_by_category() {
     );
 }
 
-#[test]
-fn example_2_search_then_batch_detail() {
-    let found = server().discover(json!({"search": "cancel"})).data.unwrap();
+#[tokio::test]
+async fn example_2_search_then_batch_detail() {
+    let found = server()
+        .discover(json!({"search": "cancel"}))
+        .await
+        .data
+        .unwrap();
     assert_eq!(names(&found), ["order-cancel", "subscription-cancel"]);
-    let details = server().detail(json!({"command": ["order-cancel", "subscription-cancel"]}));
+    let details = server()
+        .detail(json!({"command": ["order-cancel", "subscription-cancel"]}))
+        .await;
     assert_eq!(
         details.reasoning.as_deref(),
         Some("Resolved 2 of 2 requested commands")
@@ -215,9 +221,9 @@ fn example_2_search_then_batch_detail() {
     );
 }
 
-#[test]
-fn example_3_typo_recovery() {
-    let result = server().detail(json!({"command": "order-cancle"}));
+#[tokio::test]
+async fn example_3_typo_recovery() {
+    let result = server().detail(json!({"command": "order-cancle"})).await;
     assert!(result.success);
     assert_eq!(
         result.data.unwrap(),
@@ -233,10 +239,11 @@ fn example_3_typo_recovery() {
     );
 }
 
-#[test]
-fn example_6_tag_filtering() {
+#[tokio::test]
+async fn example_6_tag_filtering() {
     let admin = server()
         .discover(json!({"tag": "admin", "includeMutation": true}))
+        .await
         .data
         .unwrap();
     assert_eq!(names(&admin), ["config-reset", "user-delete"]);
@@ -246,11 +253,13 @@ fn example_6_tag_filtering() {
     );
     let all = server()
         .discover(json!({"tag": ["admin", "crud"], "tagMode": "all"}))
+        .await
         .data
         .unwrap();
     assert_eq!(names(&all), ["user-delete"]);
     let any = server()
         .discover(json!({"tag": ["admin", "billing"]}))
+        .await
         .data
         .unwrap();
     assert_eq!(
@@ -266,10 +275,11 @@ fn example_6_tag_filtering() {
     );
 }
 
-#[test]
-fn search_ranks_by_relevance_with_a_score_per_command() {
+#[tokio::test]
+async fn search_ranks_by_relevance_with_a_score_per_command() {
     let data = server()
         .discover(json!({"search": "create USER"}))
+        .await
         .data
         .unwrap();
     let found = names(&data);
@@ -289,22 +299,27 @@ fn search_ranks_by_relevance_with_a_score_per_command() {
         "a full match beats a partial one: {scores:?}"
     );
     assert_eq!(
-        server().discover(json!({"search": "zebra"})).data.unwrap()["filtered"],
+        server()
+            .discover(json!({"search": "zebra"}))
+            .await
+            .data
+            .unwrap()["filtered"],
         0
     );
     // Filters still apply to the ranked matches; without a search there is no score.
     let combined = server()
         .discover(json!({"search": "cancel", "tag": "billing", "category": "order"}))
+        .await
         .data
         .unwrap();
     assert_eq!(names(&combined), ["order-cancel"]);
-    let browsing = server().discover(json!({})).data.unwrap();
+    let browsing = server().discover(json!({})).await.data.unwrap();
     assert!(browsing["commands"][0].get("score").is_none());
 }
 
-#[test]
-fn pagination() {
-    let page = server().discover(json!({"limit": 4, "offset": 2}));
+#[tokio::test]
+async fn pagination() {
+    let page = server().discover(json!({"limit": 4, "offset": 2})).await;
     assert_eq!(
         page.reasoning.as_deref(),
         Some("Returned 4 of 9 matching commands (9 total). Use offset: 6 to see more.")
@@ -322,16 +337,17 @@ fn pagination() {
     assert_eq!(data["hasMore"], true);
     let last = server()
         .discover(json!({"limit": 4, "offset": 8}))
+        .await
         .data
         .unwrap();
     assert_eq!(names(&last), ["user-get"]);
     assert_eq!(last["hasMore"], false);
-    let beyond = server().discover(json!({"offset": 50})).data.unwrap();
+    let beyond = server().discover(json!({"offset": 50})).await.data.unwrap();
     assert_eq!(beyond["returned"], 0);
 }
 
-#[test]
-fn bad_discover_input_is_a_validation_error() {
+#[tokio::test]
+async fn bad_discover_input_is_a_validation_error() {
     for (input, expected) in [
         (json!({"limit": 0}), "Field 'limit' must be >= 1"),
         (json!({"limit": 201}), "Field 'limit' must be <= 200"),
@@ -345,7 +361,7 @@ fn bad_discover_input_is_a_validation_error() {
         ),
         (json!({"offset": -1}), "Field 'offset' must be >= 0"),
     ] {
-        let error = server().discover(input.clone()).error.unwrap();
+        let error = server().discover(input.clone()).await.error.unwrap();
         assert_eq!(error.code, "VALIDATION_ERROR");
         assert!(
             error
@@ -362,10 +378,11 @@ fn bad_discover_input_is_a_validation_error() {
     }
 }
 
-#[test]
-fn detail_keeps_input_order_mixes_found_and_missing_and_caps_at_ten() {
+#[tokio::test]
+async fn detail_keeps_input_order_mixes_found_and_missing_and_caps_at_ten() {
     let data = server()
         .detail(json!({"command": ["user-get", "nope-nope", "index-rebuild", "order-list"]}))
+        .await
         .data
         .unwrap();
     let found: Vec<(&str, bool)> = data
@@ -388,18 +405,27 @@ fn detail_keeps_input_order_mixes_found_and_missing_and_caps_at_ten() {
         "registered but not exposed: visible, not callable"
     );
     let eleven: Vec<&str> = NAMES.iter().chain(NAMES.iter()).take(11).copied().collect();
-    let error = server().detail(json!({"command": eleven})).error.unwrap();
+    let error = server()
+        .detail(json!({"command": eleven}))
+        .await
+        .error
+        .unwrap();
     assert!(
         error.message.contains("must have at most 10 items"),
         "{}",
         error.message
     );
     assert_eq!(
-        server().detail(json!({})).error.unwrap().message,
+        server().detail(json!({})).await.error.unwrap().message,
         "Invalid input for 'afd-detail': Required field 'command' is missing"
     );
     assert_eq!(
-        server().detail(json!({"command": []})).error.unwrap().code,
+        server()
+            .detail(json!({"command": []}))
+            .await
+            .error
+            .unwrap()
+            .code,
         "VALIDATION_ERROR"
     );
 }
@@ -443,9 +469,9 @@ fn summaries_cut_at_the_first_sentence_or_120_characters() {
 afd_runtime::category!("order", "Orders: place, list and cancel them.");
 afd_runtime::category!("user", "User accounts.");
 
-#[test]
-fn browsing_shows_categories_with_counts_and_descriptions() {
-    let data = server().discover(json!({})).data.unwrap();
+#[tokio::test]
+async fn browsing_shows_categories_with_counts_and_descriptions() {
+    let data = server().discover(json!({})).await.data.unwrap();
     let categories = data["categories"].as_array().unwrap();
     assert_eq!(categories.len(), 5);
     assert_eq!(
@@ -457,7 +483,11 @@ fn browsing_shows_categories_with_counts_and_descriptions() {
         json!({"name": "config", "count": 1}),
         "undeclared: no description"
     );
-    let filtered = server().discover(json!({"search": "cancel"})).data.unwrap();
+    let filtered = server()
+        .discover(json!({"search": "cancel"}))
+        .await
+        .data
+        .unwrap();
     assert!(
         filtered.get("categories").is_none(),
         "only when browsing without a filter"
@@ -488,24 +518,26 @@ fn a_category_described_twice_differently_is_a_startup_error() {
     );
 }
 
-#[test]
-fn discover_answers_at_three_detail_levels() {
+#[tokio::test]
+async fn discover_answers_at_three_detail_levels() {
     let d = server();
     let names_only = d
         .discover(json!({"category": "order", "detail": "name"}))
+        .await
         .data
         .unwrap();
     assert_eq!(
         names_only["commands"],
         json!([{"name": "order-cancel"}, {"name": "order-create"}, {"name": "order-list"}])
     );
-    let summary = d.discover(json!({"category": "order"})).data.unwrap();
+    let summary = d.discover(json!({"category": "order"})).await.data.unwrap();
     let first = &summary["commands"][0];
     assert_eq!(first["category"], "order");
     assert!(first["description"].is_string());
     assert!(first.get("inputSchema").is_none() && first.get("mutation").is_none());
     let full = d
         .discover(json!({"category": "order", "detail": "full"}))
+        .await
         .data
         .unwrap();
     let cancel = &full["commands"][0];
@@ -513,12 +545,12 @@ fn discover_answers_at_three_detail_levels() {
     assert_eq!(cancel["mutation"], true);
     assert_eq!(cancel["inputSchema"]["type"], "object");
     assert!(cancel["inputSchema"]["properties"].is_object());
-    let bad = d.discover(json!({"detail": "everything"}));
+    let bad = d.discover(json!({"detail": "everything"})).await;
     assert_eq!(bad.error.unwrap().code, "VALIDATION_ERROR");
 }
 
-#[test]
-fn detail_description_is_the_summary_level() {
+#[tokio::test]
+async fn detail_description_is_the_summary_level() {
     let d = server();
     for input in [
         json!({}),
@@ -532,14 +564,17 @@ fn detail_description_is_the_summary_level() {
         description["detail"] = json!("description");
         // Everything but the time each call took.
         let answer = |input| {
-            let mut answer = serde_json::to_value(d.discover(input)).unwrap();
-            answer["metadata"]
-                .as_object_mut()
-                .map(|metadata| metadata.remove("executionTimeMs"));
-            answer
+            let d = &d;
+            async move {
+                let mut answer = serde_json::to_value(d.discover(input).await).unwrap();
+                answer["metadata"]
+                    .as_object_mut()
+                    .map(|metadata| metadata.remove("executionTimeMs"));
+                answer
+            }
         };
-        let expected = answer(summary);
-        let actual = answer(description);
+        let expected = answer(summary).await;
+        let actual = answer(description).await;
         assert!(expected["success"] == true, "{input}: {expected}");
         assert_eq!(actual, expected, "{input}");
     }
@@ -548,8 +583,8 @@ fn detail_description_is_the_summary_level() {
     assert_eq!(level, afd_runtime::tools::DetailLevel::Summary);
 }
 
-#[test]
-fn every_answer_has_the_documented_shape() {
+#[tokio::test]
+async fn every_answer_has_the_documented_shape() {
     use afd_runtime::tools::DiscoverResult;
     let d = server();
     for input in [
@@ -559,29 +594,26 @@ fn every_answer_has_the_documented_shape() {
         json!({"tag": ["admin", "billing"], "includeMutation": true}),
         json!({"search": "cancel", "detail": "name"}),
     ] {
-        let data = d.discover(input.clone()).data.unwrap();
+        let data = d.discover(input.clone()).await.data.unwrap();
         let typed: DiscoverResult =
             serde_json::from_value(data.clone()).unwrap_or_else(|e| panic!("{input}: {e}: {data}"));
         assert_eq!(serde_json::to_value(&typed).unwrap(), data, "{input}");
     }
 }
 
-#[test]
-fn category_and_tag_filters_agree_with_a_plain_scan() {
+#[tokio::test]
+async fn category_and_tag_filters_agree_with_a_plain_scan() {
     let d = server();
-    let everything = d.discover(json!({"limit": 200})).data.unwrap();
+    let everything = d.discover(json!({"limit": 200})).await.data.unwrap();
     let all = names(&everything);
     // Each command's category and tags, from afd-detail.
-    let facts: Vec<(String, String, Vec<String>)> = all
-        .chunks(10)
-        .flat_map(|chunk| {
-            d.detail(json!({"command": chunk}))
-                .data
-                .unwrap()
-                .as_array()
-                .unwrap()
-                .clone()
-        })
+    let mut details = Vec::new();
+    for chunk in all.chunks(10) {
+        let detail = d.detail(json!({"command": chunk})).await;
+        details.extend(detail.data.unwrap().as_array().unwrap().clone());
+    }
+    let facts: Vec<(String, String, Vec<String>)> = details
+        .into_iter()
         .map(|detail| {
             let tags = detail["tags"]
                 .as_array()
@@ -631,7 +663,7 @@ fn category_and_tag_filters_agree_with_a_plain_scan() {
                 if let Some(set) = set {
                     input["tag"] = json!(set);
                 }
-                let got = d.discover(input.clone()).data.unwrap();
+                let got = d.discover(input.clone()).await.data.unwrap();
                 let expected: Vec<&str> = facts
                     .iter()
                     .filter(|(_, c, t)| {

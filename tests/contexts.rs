@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use afd_examples::shop::{self, ShopStore};
-use afd_runtime::contexts::{MemorySessionStore, SessionStore};
+use afd_runtime::contexts::MemorySessionStore;
 use afd_runtime::mcp::{HttpOptions, McpServer, Strategy};
 use afd_runtime::{
     CommandContext, CommandDef, CommandResult, ContextDef, Dispatcher, HandlerFuture, MetaTools,
@@ -79,7 +79,7 @@ async fn the_context_operations_are_built_in_commands_of_a_registry_that_declare
             .is_none()
     );
 
-    let session = d.open_session();
+    let session = d.open_session().await.unwrap();
     let ctx = store().with_session(session.as_str());
     let listed = call(&d, &ctx, "afd-context-list", json!({})).await;
     let data = listed.data.unwrap();
@@ -110,7 +110,7 @@ async fn the_context_operations_are_built_in_commands_of_a_registry_that_declare
 #[tokio::test]
 async fn enter_scopes_calls_and_exit_pops_back_to_the_previous_context() {
     let d = dispatcher(NoContextPolicy::Open);
-    let session = d.open_session();
+    let session = d.open_session().await.unwrap();
     let ctx = store().with_session(session.as_str());
 
     // Open policy: outside any context, everything is callable.
@@ -198,7 +198,7 @@ async fn enter_scopes_calls_and_exit_pops_back_to_the_previous_context() {
 #[tokio::test]
 async fn read_only_scope_refuses_mutations_with_forbidden() {
     let d = dispatcher(NoContextPolicy::Open);
-    let session = d.open_session();
+    let session = d.open_session().await.unwrap();
     let ctx = store().with_session(session.as_str());
 
     let entered = enter(&d, &ctx, "fulfilment", Some("read-only")).await;
@@ -227,7 +227,7 @@ async fn read_only_scope_refuses_mutations_with_forbidden() {
 #[tokio::test]
 async fn the_lobby_policy_allows_only_universal_commands_outside_a_context() {
     let d = dispatcher(NoContextPolicy::Lobby);
-    let session = d.open_session();
+    let session = d.open_session().await.unwrap();
     let ctx = store().with_session(session.as_str());
     assert_eq!(code(&call(&d, &ctx, "product-list", json!({})).await), "OK");
     let refused = call(&d, &ctx, "user-list", json!({})).await;
@@ -252,8 +252,8 @@ async fn sessions_are_isolated_and_unknown_or_expired_handles_are_session_not_fo
         .build()
         .unwrap();
     let shop = store();
-    let a = d.open_session();
-    let b = d.open_session();
+    let a = d.open_session().await.unwrap();
+    let b = d.open_session().await.unwrap();
     assert_ne!(a, b);
     let in_a = shop.clone().with_session(a.as_str());
     let in_b = shop.clone().with_session(b.as_str());
@@ -263,8 +263,11 @@ async fn sessions_are_isolated_and_unknown_or_expired_handles_are_session_not_fo
         codes::CONTEXT_MISMATCH
     );
     assert_eq!(code(&call(&d, &in_b, "user-list", json!({})).await), "OK");
-    assert_eq!(d.session(&a).unwrap().active_context(), Some("billing"));
-    assert_eq!(d.session(&b).unwrap().active_context(), None);
+    assert_eq!(
+        d.session(&a).await.unwrap().unwrap().active_context(),
+        Some("billing")
+    );
+    assert_eq!(d.session(&b).await.unwrap().unwrap().active_context(), None);
 
     let unknown = shop
         .clone()
@@ -306,16 +309,20 @@ async fn sessions_are_isolated_and_unknown_or_expired_handles_are_session_not_fo
             .unwrap()
             .contains(&format!("Pass session: \"{handle}\""))
     );
-    assert_eq!(d.session(handle).unwrap().active_context(), Some("billing"));
+    assert_eq!(
+        d.session(handle).await.unwrap().unwrap().active_context(),
+        Some("billing")
+    );
 }
 
 #[tokio::test]
 async fn a_host_sets_the_default_context_of_a_session() {
     let d = dispatcher(NoContextPolicy::Open);
-    let session = d.open_session();
+    let session = d.open_session().await.unwrap();
     let ctx = store().with_session(session.as_str());
     // The user opened the storefront in the UI.
     d.set_default_context(&session, Some("storefront"), Scope::Full)
+        .await
         .unwrap();
     assert_ne!(
         code(&call(&d, &ctx, "cart-get", json!({"userId": 1})).await),
@@ -341,20 +348,23 @@ async fn a_host_sets_the_default_context_of_a_session() {
     );
     let error = d
         .set_default_context(&session, Some("store-front"), Scope::Full)
+        .await
         .unwrap_err();
     assert_eq!(error.code, codes::CONTEXT_NOT_FOUND);
     assert_eq!(
         error.suggestion.as_deref(),
         Some("Did you mean 'storefront'? afd-context-list shows every context.")
     );
-    d.set_default_context(&session, None, Scope::Full).unwrap();
+    d.set_default_context(&session, None, Scope::Full)
+        .await
+        .unwrap();
     assert_eq!(code(&call(&d, &ctx, "order-list", json!({})).await), "OK");
 }
 
 #[tokio::test]
 async fn batch_and_pipe_enforce_the_context_on_every_entry() {
     let d = dispatcher(NoContextPolicy::Open);
-    let session = d.open_session();
+    let session = d.open_session().await.unwrap();
     let ctx = store().with_session(session.as_str());
     enter(&d, &ctx, "fulfilment", Some("read-only")).await;
 
@@ -395,9 +405,9 @@ async fn batch_and_pipe_enforce_the_context_on_every_entry() {
 #[tokio::test]
 async fn discover_lists_what_the_session_may_call_and_names_the_contexts() {
     let d = dispatcher(NoContextPolicy::Open);
-    let session = d.open_session();
+    let session = d.open_session().await.unwrap();
     let ctx = store().with_session(session.as_str());
-    let everything = d.discover(json!({"limit": 200, "session": session}));
+    let everything = d.discover(json!({"limit": 200, "session": session})).await;
     let data = everything.data.unwrap();
     let all = data["filtered"].as_u64().unwrap();
     assert_eq!(all as usize, shop::COMMANDS.len() + 4);
@@ -405,7 +415,9 @@ async fn discover_lists_what_the_session_may_call_and_names_the_contexts() {
     assert_eq!(data["context"]["available"].as_array().unwrap().len(), 6);
 
     enter(&d, &ctx, "fulfilment", Some("read-only")).await;
-    let scoped = d.discover(json!({"limit": 200, "includeMutation": true, "session": session}));
+    let scoped = d
+        .discover(json!({"limit": 200, "includeMutation": true, "session": session}))
+        .await;
     let data = scoped.data.unwrap();
     assert_eq!(data["context"]["active"], "fulfilment");
     assert_eq!(data["context"]["scope"], "read-only");
@@ -437,12 +449,15 @@ async fn discover_lists_what_the_session_may_call_and_names_the_contexts() {
     );
 
     // afd-detail stays introspection: any command, whatever the context.
-    let detail = d.detail(json!({"command": ["user-create"], "session": session}));
+    let detail = d
+        .detail(json!({"command": ["user-create"], "session": session}))
+        .await;
     assert_eq!(detail.data.unwrap()[0]["found"], true);
 
     // The search is recorded in the session's history.
-    d.discover(json!({"search": "order", "session": session}));
-    let state = d.session(&session).unwrap();
+    d.discover(json!({"search": "order", "session": session}))
+        .await;
+    let state = d.session(&session).await.unwrap().unwrap();
     let search = state.searches().last().unwrap();
     assert_eq!(search.query, "order");
     assert!(search.results.contains(&"order-list".to_owned()));
@@ -481,7 +496,7 @@ async fn suggest_ranks_contexts_by_triggers_and_their_commands() {
 #[tokio::test]
 async fn unknown_names_get_context_hints() {
     let d = dispatcher(NoContextPolicy::Open);
-    let session = d.open_session();
+    let session = d.open_session().await.unwrap();
     let ctx = store().with_session(session.as_str());
     enter(&d, &ctx, "storefront", None).await;
     let typo = call(&d, &ctx, "order-cancle", json!({})).await;
@@ -520,8 +535,8 @@ async fn activation_is_bounded_per_session_and_undoable() {
         .session_config(SessionConfig::default().max_activated(2))
         .build()
         .unwrap();
-    let session = d.open_session();
-    let detail = d.detail(json!({"command": ["order-list", "user-list", "payment-list"], "activate": true, "session": session}));
+    let session = d.open_session().await.unwrap();
+    let detail = d.detail(json!({"command": ["order-list", "user-list", "payment-list"], "activate": true, "session": session})).await;
     assert!(
         detail
             .reasoning
@@ -529,14 +544,27 @@ async fn activation_is_bounded_per_session_and_undoable() {
             .contains("deactivating the oldest: order-list")
     );
     assert_eq!(
-        d.session(&session).unwrap().activated(),
+        d.session(&session).await.unwrap().unwrap().activated(),
         ["user-list", "payment-list"]
     );
-    d.detail(json!({"command": "user-list", "activate": false, "session": session}));
-    assert_eq!(d.session(&session).unwrap().activated(), ["payment-list"]);
-    d.deactivate(Some(&session), None).unwrap();
-    assert!(d.session(&session).unwrap().activated().is_empty());
-    let without = d.detail(json!({"command": "user-list", "activate": true}));
+    d.detail(json!({"command": "user-list", "activate": false, "session": session}))
+        .await;
+    assert_eq!(
+        d.session(&session).await.unwrap().unwrap().activated(),
+        ["payment-list"]
+    );
+    d.deactivate(Some(&session), None).await.unwrap();
+    assert!(
+        d.session(&session)
+            .await
+            .unwrap()
+            .unwrap()
+            .activated()
+            .is_empty()
+    );
+    let without = d
+        .detail(json!({"command": "user-list", "activate": true}))
+        .await;
     assert_eq!(code(&without), codes::SESSION_NOT_FOUND);
 }
 
@@ -609,8 +637,8 @@ fn malformed_context_declarations_stop_the_registry_with_every_problem() {
     assert!(message.contains("the command 'stray' (defined at tests/contexts.rs:1:1) names the context 'nowhere', which is not declared"), "{message}");
 }
 
-#[test]
-fn a_memory_store_can_be_shared_and_replaced() {
+#[tokio::test]
+async fn a_memory_store_can_be_shared_and_replaced() {
     let store = std::sync::Arc::new(MemorySessionStore::new(Duration::from_secs(60)));
     let sessions = afd_runtime::Sessions::with_store(SessionConfig::default(), store.clone());
     let d1 = Dispatcher::builder(Registry::global())
@@ -621,10 +649,14 @@ fn a_memory_store_can_be_shared_and_replaced() {
         .sessions(sessions)
         .build()
         .unwrap();
-    let handle = d1.open_session();
+    let handle = d1.open_session().await.unwrap();
     d1.set_default_context(&handle, Some("billing"), Scope::ReadOnly)
+        .await
         .unwrap();
-    assert_eq!(d2.session(&handle).unwrap().scope(), Scope::ReadOnly);
+    assert_eq!(
+        d2.session(&handle).await.unwrap().unwrap().scope(),
+        Scope::ReadOnly
+    );
     assert!(store.get(&handle).is_some());
 }
 
@@ -875,7 +907,7 @@ async fn two_http_sessions_keep_separate_context_stacks() {
 #[tokio::test]
 async fn the_review_agent_reads_in_read_only_contexts_and_is_refused_a_restock() {
     let d = dispatcher(NoContextPolicy::Open);
-    let run = afd_examples::review::run(&d, &store()).await;
+    let run = afd_examples::review::run(&d, &store()).await.unwrap();
     let outcomes: Vec<(&str, &str)> = run.steps.iter().map(|s| (s.command, s.outcome())).collect();
     assert_eq!(
         outcomes,
@@ -907,7 +939,14 @@ async fn the_review_agent_reads_in_read_only_contexts_and_is_refused_a_restock()
         .clone()
         .unwrap();
     assert_eq!(entered["scope"], "read-only", "audit is declared read-only");
-    assert_eq!(d.session(&run.session).unwrap().active_context(), None);
+    assert_eq!(
+        d.session(&run.session)
+            .await
+            .unwrap()
+            .unwrap()
+            .active_context(),
+        None
+    );
 }
 
 #[tokio::test]
@@ -987,7 +1026,7 @@ async fn context_operations_reach_observers_as_meta_calls() {
         }))
         .build()
         .unwrap();
-    let ctx = store().with_session(d.open_session());
+    let ctx = store().with_session(d.open_session().await.unwrap());
     enter(&d, &ctx, "billing", None).await;
     let listed = call(&d, &ctx, "product-list", json!({})).await;
     let events = events.lock().unwrap();

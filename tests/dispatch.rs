@@ -296,8 +296,8 @@ async fn a_panic_is_an_internal_error_and_the_dispatcher_keeps_serving() {
 
 // ---- schemas on first use -------------------------------------------------------------------
 
-#[test]
-fn the_search_index_reads_parameters_without_keeping_the_schemas() {
+#[tokio::test]
+async fn the_search_index_reads_parameters_without_keeping_the_schemas() {
     // A registry of its own: other tests validate calls, which caches schemas.
     let registry: &'static Registry = Box::leak(Box::new(
         Registry::builder()
@@ -328,7 +328,7 @@ fn the_search_index_reads_parameters_without_keeping_the_schemas() {
         "indexing kept a schema"
     );
     // afd-detail generates the schema once and keeps it; the index then reads that one.
-    let detail = d.detail(json!({"command": "user-create"}));
+    let detail = d.detail(json!({"command": "user-create"})).await;
     assert!(detail.success);
     let entry = registry.get("user-create").unwrap();
     assert_eq!(

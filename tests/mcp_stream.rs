@@ -556,7 +556,7 @@ async fn a_2026_client_without_initialize_is_answered_by_rmcp() {
 /// on the same path as rmcp, so the named session wins over the stream's own.
 async fn session_meta_answers(front: bool) -> Vec<Value> {
     let server = server(Strategy::Lazy);
-    let handle = server.dispatcher().sessions().create();
+    let handle = server.dispatcher().sessions().create().await.unwrap();
     let with_session = |id: i64, name: &str, arguments: Value| {
         let mut request = call(id, name, arguments);
         request["params"]["_meta"] = json!({"afd/session": handle});

@@ -264,7 +264,7 @@ async fn discover_suggests_the_next_command_and_remembers_it_across_a_restart() 
         let d = dispatcher(UsageStats::open(&file));
         assert!(d.usage().is_persistent());
         for round in 0..3 {
-            let session = d.open_session();
+            let session = d.open_session().await.unwrap();
             let ctx: CommandContext = store.clone().with_session(session.as_str());
             let created = d
                 .call(
@@ -284,16 +284,16 @@ async fn discover_suggests_the_next_command_and_remembers_it_across_a_restart() 
     } // dropped: the writer flushes
 
     let d = dispatcher(UsageStats::open(&file));
-    let fresh = d.open_session();
+    let fresh = d.open_session().await.unwrap();
     let ctx = store.clone().with_session(fresh.as_str());
     d.call("todo-create", json!({"title": "after restart"}), ctx)
         .await;
-    let found = d.discover(json!({"session": fresh}));
+    let found = d.discover(json!({"session": fresh})).await;
     let next = found.data.unwrap()["suggestedNext"].clone();
     assert_eq!(next[0]["command"], "todo-toggle", "{next}");
     assert_eq!(next[0]["source"], "global");
     // Without a session there is nothing to predict from.
-    let anonymous = d.discover(json!({})).data.unwrap();
+    let anonymous = d.discover(json!({})).await.data.unwrap();
     assert!(anonymous.get("suggestedNext").is_none());
     let _ = fs::remove_dir_all(&dir);
 }

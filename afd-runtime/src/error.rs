@@ -26,6 +26,8 @@ pub mod codes {
     pub const CONTEXT_NOT_FOUND: &str = "CONTEXT_NOT_FOUND";
     /// A session handle is unknown or expired.
     pub const SESSION_NOT_FOUND: &str = "SESSION_NOT_FOUND";
+    /// The store that holds sessions cannot be reached; the call did not run. Retryable.
+    pub const SESSION_STORE_UNAVAILABLE: &str = "SESSION_STORE_UNAVAILABLE";
     /// The command ran out of time.
     pub const TIMEOUT: &str = "TIMEOUT";
     /// The command was cancelled before it completed.

@@ -1,5 +1,6 @@
 //! Small text and time formatting helpers shared across layers: the one-line summary of a
-//! description, ISO 8601 timestamps, and the kind of a JSON value in words.
+//! description, ISO 8601 timestamps, the kind of a JSON value in words, and a store's URL
+//! without its password.
 
 use std::time::SystemTime;
 
@@ -43,5 +44,18 @@ pub(crate) fn json_kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+/// `url` without its password (`redis://app:***@host`), for messages and logs.
+#[cfg(any(feature = "redis", feature = "postgres"))]
+pub(crate) fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &url[scheme + 3..at];
+            let user = credentials.split(':').next().unwrap_or_default();
+            format!("{}{user}:***{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_owned(),
     }
 }

@@ -56,7 +56,11 @@ pub fn ops(n: usize) -> Vec<Op> {
     let discover = |name, input: Value| {
         let server = server.clone();
         op(name, move || {
-            server.dispatcher().discover(input.clone()).success
+            server
+                .dispatcher()
+                .discover(input.clone())
+                .now_or_never()
+                .is_some_and(|result| result.success)
         })
     };
     let mut ops = vec![
@@ -68,7 +72,11 @@ pub fn ops(n: usize) -> Vec<Op> {
     let detail = |name, input: Value| {
         let server = server.clone();
         op(name, move || {
-            server.dispatcher().detail(input.clone()).success
+            server
+                .dispatcher()
+                .detail(input.clone())
+                .now_or_never()
+                .is_some_and(|result| result.success)
         })
     };
     ops.push(detail("detail/1", json!({"command": "user-create"})));

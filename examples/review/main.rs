@@ -50,7 +50,7 @@ async fn agent(ctx: &afd_runtime::CommandContext) -> Result<(), Box<dyn std::err
     let dispatcher = Dispatcher::builder(Registry::global())
         .expose_only(shop::COMMAND_NAMES)
         .build()?;
-    let run = review::run(&dispatcher, ctx).await;
+    let run = review::run(&dispatcher, ctx).await?;
     println!("review session {}", run.session);
     for step in &run.steps {
         println!("> {} {}", step.command, step.input);

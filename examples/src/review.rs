@@ -3,7 +3,7 @@
 //! and, when it tries to fix something itself, is refused: a reviewer reports, it does not
 //! change the shop.
 
-use afd_runtime::{CommandContext, CommandResult, Dispatcher};
+use afd_runtime::{CommandContext, CommandError, CommandResult, Dispatcher};
 use serde_json::{Value, json};
 
 /// One call the agent made and what came back.
@@ -41,8 +41,12 @@ impl Review {
 }
 
 /// Runs one review over the shop behind `dispatcher`; `ctx` carries the shop's store.
-pub async fn run(dispatcher: &Dispatcher, ctx: &CommandContext) -> Review {
-    let session = dispatcher.open_session();
+///
+/// # Errors
+///
+/// `SESSION_STORE_UNAVAILABLE` when no session can be opened.
+pub async fn run(dispatcher: &Dispatcher, ctx: &CommandContext) -> Result<Review, CommandError> {
+    let session = dispatcher.open_session().await?;
     let ctx = ctx.clone().with_session(session.as_str());
     let mut review = Review {
         session,
@@ -80,5 +84,5 @@ pub async fn run(dispatcher: &Dispatcher, ctx: &CommandContext) -> Review {
             result,
         });
     }
-    review
+    Ok(review)
 }

@@ -3,3 +3,4 @@
 pub mod conformance;
 pub mod http;
 pub mod mcp;
+pub mod services;

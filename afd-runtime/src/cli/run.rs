@@ -82,7 +82,7 @@ pub(super) async fn run(
     let Some((name, sub)) = matches.subcommand() else {
         return serve(cli, matches, ctx).await;
     };
-    let ctx = match enter_context(dispatcher, matches, ctx) {
+    let ctx = match enter_context(dispatcher, matches, ctx).await {
         Ok(ctx) => ctx,
         Err(error) => return output.error(error),
     };
@@ -96,7 +96,7 @@ pub(super) async fn run(
         "describe" => describe(dispatcher, sub, ctx, output).await,
         "batch" => from_file(dispatcher, "afd-batch", sub, ctx, output, yes).await,
         "pipe" => from_file(dispatcher, "afd-pipe", sub, ctx, output, yes).await,
-        "contexts" => contexts(dispatcher, ctx.session(), output),
+        "contexts" => contexts(dispatcher, ctx.session(), output).await,
         "completions" => completions(cli, dispatcher, sub),
         "serve" => serve(cli, sub, ctx).await,
         command => call(dispatcher, command, sub, ctx, output, yes).await,
@@ -115,7 +115,7 @@ async fn serve(_cli: &Cli, _matches: &ArgMatches, _ctx: CommandContext) -> i32 {
 }
 
 /// With `--context NAME`, a session in that context (read-only with `--read-only`).
-fn enter_context(
+async fn enter_context(
     dispatcher: &Dispatcher,
     matches: &ArgMatches,
     ctx: CommandContext,
@@ -128,8 +128,10 @@ fn enter_context(
     } else {
         Scope::Full
     };
-    let session = dispatcher.open_session();
-    dispatcher.enter_context(Some(&session), context, Some(scope))?;
+    let session = dispatcher.open_session().await?;
+    dispatcher
+        .enter_context(Some(&session), context, Some(scope))
+        .await?;
     Ok(ctx.with_session(session))
 }
 
@@ -518,8 +520,8 @@ fn print_pipe(result: &PipeResult, output: Output) -> i32 {
     exit_code(result.success)
 }
 
-fn contexts(dispatcher: &Dispatcher, session: Option<&str>, output: Output) -> i32 {
-    match dispatcher.list_contexts(session) {
+async fn contexts(dispatcher: &Dispatcher, session: Option<&str>, output: Output) -> i32 {
+    match dispatcher.list_contexts(session).await {
         Ok((data, reasoning)) => {
             output.result(&CommandResult::success(data).with_reasoning(reasoning))
         }

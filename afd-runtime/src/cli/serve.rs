@@ -1,14 +1,17 @@
-//! `serve`: the MCP server on stdio or streamable HTTP, with the strategy, usage statistics
-//! and catalog export taken from flags. The same flags are accepted at the top level, where
+//! `serve`: the MCP server on stdio or streamable HTTP, with the strategy, usage statistics,
+//! the session store and catalog export taken from flags (and `AFD_SESSION_STORE`,
+//! `AFD_USAGE_STORE`). The same flags are accepted at the top level, where
 //! the binary run with no subcommand serves over stdio.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{Arg, ArgAction, ArgMatches};
 
 use super::{Cli, EXIT_FAILURE, EXIT_SUCCESS};
 use crate::command_context::CommandContext;
+use crate::contexts::SessionStore;
 use crate::mcp::{McpServer, Strategy};
 use crate::usage::UsageStats;
 
@@ -18,6 +21,12 @@ const TOKEN: &str = "token";
 const USAGE_DB: &str = "usage-db";
 const NO_USAGE: &str = "no-usage";
 const EXPORT: &str = "export";
+const SESSIONS: &str = "sessions";
+const USAGE_STORE: &str = "usage-store";
+/// Where sessions live when `--sessions` is not given.
+const SESSIONS_ENV: &str = "AFD_SESSION_STORE";
+/// Where usage statistics live when `--usage-store` is not given.
+const USAGE_ENV: &str = "AFD_USAGE_STORE";
 
 /// The heading `serve`'s flags are listed under in help.
 const HEADING: &str = "Serving MCP (serve, or no subcommand)";
@@ -51,6 +60,15 @@ pub(super) fn args() -> Vec<Arg> {
             .long(NO_USAGE)
             .action(ArgAction::SetTrue)
             .help("Record no usage statistics"),
+        Arg::new(USAGE_STORE)
+            .long(USAGE_STORE)
+            .value_name("STORE")
+            .conflicts_with_all([USAGE_DB, NO_USAGE])
+            .help("Keep usage statistics in postgres://user:password@host/db (shared by replicas), sqlite:PATH, memory or off (default: AFD_USAGE_STORE, else in memory)"),
+        Arg::new(SESSIONS)
+            .long(SESSIONS)
+            .value_name("STORE")
+            .help("Keep sessions in redis://host:port[/db] (shared by replicas) or memory (default: AFD_SESSION_STORE, else in memory)"),
         Arg::new(EXPORT)
             .long(EXPORT)
             .value_name("DIR")
@@ -73,19 +91,13 @@ fn server(
     cli: &Cli,
     matches: &ArgMatches,
     ctx: CommandContext,
+    stores: Stores,
 ) -> Result<McpServer, crate::mcp::BuildError> {
     let strategy = matches
         .get_one::<Strategy>(STRATEGY)
         .copied()
         .unwrap_or_default();
-    let usage = match (
-        matches.get_one::<PathBuf>(USAGE_DB),
-        matches.get_flag(NO_USAGE),
-    ) {
-        (_, true) => UsageStats::disabled(),
-        (Some(path), false) => UsageStats::open(path),
-        (None, false) => UsageStats::in_memory(),
-    };
+    let Stores { usage, sessions } = stores;
     let dispatch = cli.dispatch.clone();
     let mut builder = McpServer::builder(cli.registry)
         .name(cli.name.clone())
@@ -96,7 +108,11 @@ fn server(
                 Some(configure) => configure(builder),
                 None => builder,
             };
-            builder.usage(usage.clone())
+            let builder = builder.usage(usage.clone());
+            match &sessions {
+                Some(store) => builder.session_store(store.clone()),
+                None => builder,
+            }
         });
     if let Some(version) = &cli.version {
         builder = builder.version(version.clone());
@@ -110,7 +126,14 @@ fn server(
 /// Runs `serve` (or the top level with no subcommand): exports the catalog, or serves
 /// until the client disconnects (stdio) or the process is stopped (HTTP).
 pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) -> i32 {
-    let server = match server(cli, matches, ctx) {
+    let stores = match stores(matches).await {
+        Ok(stores) => stores,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return EXIT_FAILURE;
+        }
+    };
+    let server = match server(cli, matches, ctx, stores) {
         Ok(server) => server,
         Err(error) => {
             eprintln!("error: {error}");
@@ -166,4 +189,68 @@ pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) ->
             EXIT_FAILURE
         }
     }
+}
+
+/// Where a server keeps usage statistics and sessions.
+struct Stores {
+    usage: UsageStats,
+    /// `None`: sessions in memory.
+    sessions: Option<Arc<dyn SessionStore>>,
+}
+
+/// A flag's value, else the environment variable's (empty counts as unset).
+fn flag_or_env(matches: &ArgMatches, id: &str, var: &str) -> Option<String> {
+    matches
+        .get_one::<String>(id)
+        .cloned()
+        .or_else(|| std::env::var(var).ok())
+        .filter(|value| !value.trim().is_empty())
+}
+
+/// The stores the flags and environment name. A session store that cannot be reached is
+/// an error (serving without it would drop every session's context); a usage store that
+/// cannot be reached leaves the statistics in memory, with a warning.
+async fn stores(matches: &ArgMatches) -> Result<Stores, String> {
+    let usage = match (
+        matches.get_one::<PathBuf>(USAGE_DB),
+        matches.get_flag(NO_USAGE),
+        flag_or_env(matches, USAGE_STORE, USAGE_ENV),
+    ) {
+        (_, true, _) => UsageStats::disabled(),
+        (Some(path), false, _) => UsageStats::open(path),
+        (None, false, Some(location)) => UsageStats::builder().location(&location)?.build(),
+        (None, false, None) => UsageStats::in_memory(),
+    };
+    let sessions = match flag_or_env(matches, SESSIONS, SESSIONS_ENV) {
+        None => None,
+        Some(location) => session_store(location.trim()).await?,
+    };
+    Ok(Stores { usage, sessions })
+}
+
+async fn session_store(location: &str) -> Result<Option<Arc<dyn SessionStore>>, String> {
+    if location == "memory" {
+        return Ok(None);
+    }
+    if location.starts_with("redis://") || location.starts_with("rediss://") {
+        return redis_store(location).await;
+    }
+    Err(format!(
+        "'{location}' names no session store: use redis://host:port[/db] or memory"
+    ))
+}
+
+#[cfg(feature = "redis")]
+async fn redis_store(url: &str) -> Result<Option<Arc<dyn SessionStore>>, String> {
+    let idle = crate::SessionConfig::default().get_idle_timeout();
+    let store = crate::contexts::RedisSessionStore::connect(url, idle)
+        .await
+        .map_err(|error| error.to_string())?;
+    tracing::info!("sessions in Redis");
+    Ok(Some(Arc::new(store)))
+}
+
+#[cfg(not(feature = "redis"))]
+async fn redis_store(_url: &str) -> Result<Option<Arc<dyn SessionStore>>, String> {
+    Err("this build keeps sessions in memory only (afd-runtime's `redis` feature is off)".into())
 }

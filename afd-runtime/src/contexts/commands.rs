@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::gate::Host;
+use super::gate::{Host, store_unavailable};
 use super::{Frame, Scope, SessionState};
 use crate::command::CommandDef;
 use crate::error::{CommandError, codes};
@@ -72,7 +72,7 @@ const MAX_LISTED: usize = 50;
 
 /// Runs the context operation `def` (one of the registry's context operations) for a call
 /// whose transport session is `session`: the input's own `session` wins.
-pub(crate) fn run(
+pub(crate) async fn run(
     host: Host<'_>,
     def: &CommandDef,
     input: Value,
@@ -80,22 +80,37 @@ pub(crate) fn run(
 ) -> CommandResult<Value> {
     let name = def.name();
     if std::ptr::eq(def, &LIST) {
-        decode(name, input, |input: ListInput| {
-            into_result(host.list_contexts(input.session.as_deref().or(session)))
-        })
+        match decode::<ListInput>(name, input) {
+            Ok(input) => into_result(
+                host.list_contexts(input.session.as_deref().or(session))
+                    .await,
+            ),
+            Err(failure) => failure,
+        }
     } else if std::ptr::eq(def, &ENTER) {
-        decode(name, input, |input: EnterInput| {
-            let session = input.session.as_deref().or(session);
-            into_result(host.enter_context(session, &input.context, input.scope))
-        })
+        match decode::<EnterInput>(name, input) {
+            Ok(input) => {
+                let session = input.session.as_deref().or(session);
+                into_result(
+                    host.enter_context(session, &input.context, input.scope)
+                        .await,
+                )
+            }
+            Err(failure) => failure,
+        }
     } else if std::ptr::eq(def, &EXIT) {
-        decode(name, input, |input: ExitInput| {
-            into_result(host.exit_context(input.session.as_deref().or(session)))
-        })
+        match decode::<ExitInput>(name, input) {
+            Ok(input) => into_result(
+                host.exit_context(input.session.as_deref().or(session))
+                    .await,
+            ),
+            Err(failure) => failure,
+        }
     } else if std::ptr::eq(def, &SUGGEST) {
-        decode(name, input, |input: SuggestInput| {
-            suggest(host, input, session)
-        })
+        match decode::<SuggestInput>(name, input) {
+            Ok(input) => suggest(host, input, session).await,
+            Err(failure) => failure,
+        }
     } else {
         CommandResult::failure(CommandError::internal(format!(
             "'{name}' is not a context operation"
@@ -106,18 +121,19 @@ pub(crate) fn run(
 fn decode<I: serde::de::DeserializeOwned>(
     name: &str,
     input: Value,
-    op: impl FnOnce(I) -> CommandResult<Value>,
-) -> CommandResult<Value> {
-    match crate::validate::deserialize_input(name, input) {
-        Ok(input) => op(input),
-        Err(error) => CommandResult::failure(error),
-    }
+) -> Result<I, CommandResult<Value>> {
+    crate::validate::deserialize_input(name, input).map_err(CommandResult::failure)
 }
 
-fn suggest(host: Host<'_>, input: SuggestInput, session: Option<&str>) -> CommandResult<Value> {
+async fn suggest(
+    host: Host<'_>,
+    input: SuggestInput,
+    session: Option<&str>,
+) -> CommandResult<Value> {
     let session = input.session.as_deref().or(session);
     let active = host
         .session_view(session)
+        .await
         .ok()
         .flatten()
         .and_then(|state| state.active_context().map(str::to_owned));
@@ -169,7 +185,7 @@ impl Host<'_> {
     ///
     /// `CONTEXT_NOT_FOUND` for an undeclared context, `SESSION_NOT_FOUND` for an unknown
     /// session.
-    pub(crate) fn set_default_context(
+    pub(crate) async fn set_default_context(
         &self,
         session: &str,
         context: Option<&str>,
@@ -195,7 +211,9 @@ impl Host<'_> {
             None => None,
         };
         self.sessions
-            .update(session, |state| state.set_base(frame))
+            .update(session, |state| state.set_base(frame.clone()))
+            .await
+            .map_err(store_unavailable)?
             .ok_or_else(|| self.session_not_found(session))
     }
 
@@ -204,11 +222,11 @@ impl Host<'_> {
     /// # Errors
     ///
     /// `SESSION_NOT_FOUND` for an unknown session.
-    pub(crate) fn list_contexts(
+    pub(crate) async fn list_contexts(
         &self,
         session: Option<&str>,
     ) -> Result<(Value, String), CommandError> {
-        let state = self.session_view(session)?;
+        let state = self.session_view(session).await?;
         let active = state.as_deref().and_then(SessionState::active_context);
         let tree = self.registry.contexts();
         let contexts: Vec<ContextInfo> = tree
@@ -238,7 +256,7 @@ impl Host<'_> {
     ///
     /// `CONTEXT_NOT_FOUND` (with suggestions and a context hint), `SESSION_NOT_FOUND`, or
     /// `VALIDATION_ERROR` when the stack is full.
-    pub(crate) fn enter_context(
+    pub(crate) async fn enter_context(
         &self,
         session: Option<&str>,
         context: &str,
@@ -256,7 +274,7 @@ impl Host<'_> {
         };
         let handle = match session {
             Some(handle) => handle.to_owned(),
-            None => self.sessions.create(),
+            None => self.sessions.create().await.map_err(store_unavailable)?,
         };
         let max_depth = self.sessions.config().get_max_depth();
         let frame = Frame {
@@ -278,6 +296,8 @@ impl Host<'_> {
                 };
                 (previous, pushed, state.clone())
             })
+            .await
+            .map_err(store_unavailable)?
             .ok_or_else(|| self.session_not_found(&handle))?;
         if !pushed {
             return Err(CommandError::new(
@@ -327,7 +347,7 @@ impl Host<'_> {
     /// # Errors
     ///
     /// `SESSION_NOT_FOUND` for an unknown session, or when there is no session at all.
-    pub(crate) fn exit_context(
+    pub(crate) async fn exit_context(
         &self,
         session: Option<&str>,
     ) -> Result<(Value, String), CommandError> {
@@ -343,6 +363,8 @@ impl Host<'_> {
         let (exited, state) = self
             .sessions
             .update(handle, |state| (state.pop(), state.clone()))
+            .await
+            .map_err(store_unavailable)?
             .ok_or_else(|| self.session_not_found(handle))?;
         let status = SessionStatus::of(Some(handle), Some(&state));
         let reasoning = match (&exited, state.active_context()) {
@@ -367,13 +389,13 @@ impl Host<'_> {
     /// # Errors
     ///
     /// `SESSION_NOT_FOUND` without a session or for an unknown one.
-    pub(crate) fn activate(
+    pub(crate) async fn activate(
         &self,
         session: Option<&str>,
         names: &[&str],
     ) -> Result<(Vec<String>, Vec<String>), CommandError> {
         let handle = require_session(session, "activate commands")?;
-        let state = self.session_view(Some(handle))?;
+        let state = self.session_view(Some(handle)).await?;
         let callable: Vec<&str> = names
             .iter()
             .filter_map(|name| self.registry.get(name))
@@ -386,6 +408,8 @@ impl Host<'_> {
         let evicted = self
             .sessions
             .update(handle, |state| state.activate(&callable, max))
+            .await
+            .map_err(store_unavailable)?
             .ok_or_else(|| self.session_not_found(handle))?;
         Ok((callable.iter().map(|n| (*n).to_owned()).collect(), evicted))
     }
@@ -396,7 +420,7 @@ impl Host<'_> {
     /// # Errors
     ///
     /// `SESSION_NOT_FOUND` without a session or for an unknown one.
-    pub(crate) fn deactivate(
+    pub(crate) async fn deactivate(
         &self,
         session: Option<&str>,
         names: Option<&[&str]>,
@@ -410,6 +434,8 @@ impl Host<'_> {
         });
         self.sessions
             .update(handle, |state| state.deactivate(canonical.as_deref()))
+            .await
+            .map_err(store_unavailable)?
             .ok_or_else(|| self.session_not_found(handle))
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::suggest::{self, ContextHint};
-use super::{NoContextPolicy, Scope, SessionState, Sessions};
+use super::{NoContextPolicy, Scope, SessionState, SessionStoreError, Sessions};
 use crate::command::CommandDef;
 use crate::error::{CommandError, codes};
 use crate::registry::{CommandEntry, Exposed, Registry, is_op};
@@ -42,8 +42,9 @@ impl Host<'_> {
         suggest::suggest(self.registry, intent, limit.clamp(1, 20))
     }
 
-    /// A session's state, or `SESSION_NOT_FOUND`; `None` without a session.
-    pub(crate) fn session_view(
+    /// A session's state, or `SESSION_NOT_FOUND` (`SESSION_STORE_UNAVAILABLE` when the
+    /// store cannot be read); `None` without a session.
+    pub(crate) async fn session_view(
         &self,
         session: Option<&str>,
     ) -> Result<Option<Arc<SessionState>>, CommandError> {
@@ -52,6 +53,8 @@ impl Host<'_> {
             Some(handle) => self
                 .sessions
                 .get(handle)
+                .await
+                .map_err(store_unavailable)?
                 .map(Some)
                 .ok_or_else(|| self.session_not_found(handle)),
         }
@@ -67,9 +70,10 @@ impl Host<'_> {
     ///
     /// # Errors
     ///
-    /// `SESSION_NOT_FOUND`, `CONTEXT_MISMATCH` (naming the contexts to enter) or
-    /// `FORBIDDEN` (a mutation in a read-only scope).
-    pub(crate) fn check(
+    /// `SESSION_NOT_FOUND`, `SESSION_STORE_UNAVAILABLE` (the call is refused rather than
+    /// run outside the session's context), `CONTEXT_MISMATCH` (naming the contexts to
+    /// enter) or `FORBIDDEN` (a mutation in a read-only scope).
+    pub(crate) async fn check(
         &self,
         session: Option<&str>,
         def: &CommandDef,
@@ -77,7 +81,7 @@ impl Host<'_> {
         if self.registry.contexts().is_empty() || is_op(def) {
             return Ok(());
         }
-        let state = self.session_view(session)?;
+        let state = self.session_view(session).await?;
         self.gate(state.as_deref(), def)
     }
 
@@ -161,8 +165,12 @@ impl Host<'_> {
     }
 
     /// The context hint for an unknown name, given the session's active context.
-    pub(crate) fn context_hint(&self, name: &str, session: Option<&str>) -> Option<ContextHint> {
-        let state = self.session_view(session).ok().flatten();
+    pub(crate) async fn context_hint(
+        &self,
+        name: &str,
+        session: Option<&str>,
+    ) -> Option<ContextHint> {
+        let state = self.session_view(session).await.ok().flatten();
         let active = state.as_deref().and_then(SessionState::active_context);
         suggest::hint_for_name(self.registry, name, active)
     }
@@ -198,4 +206,19 @@ impl Host<'_> {
         error = error.with_details(json!({"suggestions": similar, "contextHint": hint}));
         error
     }
+}
+
+/// `SESSION_STORE_UNAVAILABLE`: the store that holds sessions could not answer, so the call
+/// did not run.
+pub(crate) fn store_unavailable(error: SessionStoreError) -> CommandError {
+    tracing::warn!(%error, "session store unavailable; refusing the call");
+    CommandError::new(
+        codes::SESSION_STORE_UNAVAILABLE,
+        "The session store cannot be reached, so the session's context and scope are unknown; the call did not run",
+    )
+    .with_suggestion(
+        "Retry in a few seconds with the same session handle: the session is kept and the server reconnects by itself.",
+    )
+    .with_retryable(true)
+    .with_details(json!({"cause": error.message()}))
 }

@@ -45,14 +45,21 @@
 
 pub(crate) mod commands;
 pub(crate) mod gate;
+#[cfg(feature = "redis")]
+mod redis;
 pub(crate) mod session;
 mod suggest;
 
 pub use crate::registry::{CONTEXT_OPS, ContextTree, ENTER, EXIT, LIST, SUGGEST};
 pub use commands::{ContextInfo, SessionStatus};
-pub(crate) use gate::Host;
-pub use session::{Frame, MemorySessionStore, SearchRecord, SessionState, SessionStore};
+pub(crate) use gate::{Host, store_unavailable};
+pub use session::{
+    Frame, MemorySessionStore, SearchRecord, SessionState, SessionStore, SessionStoreError,
+    StoreFuture,
+};
 // Re-exported at the crate root, their one public path.
+#[cfg(feature = "redis")]
+pub use self::redis::RedisSessionStore;
 pub(crate) use crate::registry::Scope;
 pub(crate) use session::{NoContextPolicy, SessionConfig, Sessions};
 pub use suggest::ContextHint;

@@ -4,7 +4,9 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::future::Future;
 use std::hash::{BuildHasher, RandomState};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -132,29 +134,78 @@ impl SessionState {
     }
 }
 
+/// Why a session store could not answer: it is unreachable, timed out, or holds something
+/// this version cannot read. Callers refuse the call with the retryable
+/// `SESSION_STORE_UNAVAILABLE` rather than run it outside the session's context.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the session store is unavailable: {message}")]
+pub struct SessionStoreError {
+    message: String,
+}
+
+impl SessionStoreError {
+    /// An error saying what went wrong, in words an operator can act on.
+    pub fn new(message: impl Into<String>) -> Self {
+        SessionStoreError {
+            message: message.into(),
+        }
+    }
+
+    /// What went wrong.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+/// The future a [`SessionStore`] operation returns.
+pub type StoreFuture<'a, T> =
+    Pin<Box<dyn Future<Output = Result<T, SessionStoreError>> + Send + 'a>>;
+
 /// Where session state lives. The default, [`MemorySessionStore`], keeps it in this
-/// process; implement this trait to share sessions between processes (state is
-/// `Serialize`). Implementations expire sessions left idle.
+/// process (and is called without going through this trait's boxed futures); implement
+/// this trait to share sessions between processes (state is `Serialize`), as
+/// `RedisSessionStore` does with the `redis` feature. Implementations expire sessions
+/// left idle, and say when they cannot answer rather than guess.
 pub trait SessionStore: Send + Sync + 'static {
     /// The session's state, refreshing its idle timer; `None` when unknown or expired.
-    fn get(&self, handle: &str) -> Option<Arc<SessionState>>;
+    fn get<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, Option<Arc<SessionState>>>;
 
     /// Stores a session's state (creating the session when new).
-    fn put(&self, handle: &str, state: Arc<SessionState>);
+    fn put<'a>(&'a self, handle: &'a str, state: Arc<SessionState>) -> StoreFuture<'a, ()>;
+
+    /// Creates the session with an empty state unless it exists; refreshes its idle timer
+    /// either way. The default reads, then writes when absent; stores that can should make
+    /// it atomic.
+    fn ensure<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            if self.get(handle).await?.is_none() {
+                self.put(handle, Arc::default()).await?;
+            }
+            Ok(())
+        })
+    }
 
     /// Ends a session; whether it existed.
-    fn remove(&self, handle: &str) -> bool;
+    fn remove<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, bool>;
 
-    /// Applies `change` to a session's state; `false` when unknown or expired. The default
-    /// reads and writes back; stores that can should make it atomic.
-    fn update(&self, handle: &str, change: &mut dyn FnMut(&mut SessionState)) -> bool {
-        let Some(state) = self.get(handle) else {
-            return false;
-        };
-        let mut state = Arc::unwrap_or_clone(state);
-        change(&mut state);
-        self.put(handle, Arc::new(state));
-        true
+    /// Applies `change` to a session's state; `false` when unknown or expired. A store
+    /// shared between processes must not lose a concurrent write: it may call `change`
+    /// more than once, each time on the state as it is stored (optimistic retry). The
+    /// default reads and writes back, which is only right for a store used by one process.
+    fn update<'a>(
+        &'a self,
+        handle: &'a str,
+        change: &'a mut (dyn FnMut(&mut SessionState) + Send),
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let Some(state) = self.get(handle).await? else {
+                return Ok(false);
+            };
+            let mut state = Arc::unwrap_or_clone(state);
+            change(&mut state);
+            self.put(handle, Arc::new(state)).await?;
+            Ok(true)
+        })
     }
 }
 
@@ -228,13 +279,16 @@ impl fmt::Debug for MemorySessionStore {
     }
 }
 
-impl SessionStore for MemorySessionStore {
-    fn get(&self, handle: &str) -> Option<Arc<SessionState>> {
+impl MemorySessionStore {
+    /// The session's state, refreshing its idle timer; `None` when unknown or expired.
+    pub fn get(&self, handle: &str) -> Option<Arc<SessionState>> {
         let mut slots = self.lock();
         self.live(&mut slots, handle).map(|slot| slot.state.clone())
     }
 
-    fn put(&self, handle: &str, state: Arc<SessionState>) {
+    /// Stores a session's state (creating the session when new), making room by dropping
+    /// expired sessions, then the least recently used.
+    pub fn put(&self, handle: &str, state: Arc<SessionState>) {
         let mut slots = self.lock();
         let now = Instant::now();
         if !slots.contains_key(handle) && slots.len() >= self.capacity {
@@ -257,11 +311,21 @@ impl SessionStore for MemorySessionStore {
         );
     }
 
-    fn remove(&self, handle: &str) -> bool {
+    /// Creates the session with an empty state unless it exists.
+    pub fn ensure(&self, handle: &str) {
+        if self.get(handle).is_none() {
+            self.put(handle, Arc::default());
+        }
+    }
+
+    /// Ends a session; whether it existed.
+    pub fn remove(&self, handle: &str) -> bool {
         self.lock().remove(handle).is_some()
     }
 
-    fn update(&self, handle: &str, change: &mut dyn FnMut(&mut SessionState)) -> bool {
+    /// Applies `change` to a session's state under the lock; `false` when unknown or
+    /// expired.
+    pub fn update(&self, handle: &str, change: &mut dyn FnMut(&mut SessionState)) -> bool {
         let mut slots = self.lock();
         match self.live(&mut slots, handle) {
             Some(slot) => {
@@ -270,6 +334,39 @@ impl SessionStore for MemorySessionStore {
             }
             None => false,
         }
+    }
+}
+
+impl SessionStore for MemorySessionStore {
+    fn get<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, Option<Arc<SessionState>>> {
+        Box::pin(std::future::ready(Ok(MemorySessionStore::get(
+            self, handle,
+        ))))
+    }
+
+    fn put<'a>(&'a self, handle: &'a str, state: Arc<SessionState>) -> StoreFuture<'a, ()> {
+        MemorySessionStore::put(self, handle, state);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn ensure<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, ()> {
+        MemorySessionStore::ensure(self, handle);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn remove<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(std::future::ready(Ok(MemorySessionStore::remove(
+            self, handle,
+        ))))
+    }
+
+    fn update<'a>(
+        &'a self,
+        handle: &'a str,
+        change: &'a mut (dyn FnMut(&mut SessionState) + Send),
+    ) -> StoreFuture<'a, bool> {
+        let found = MemorySessionStore::update(self, handle, change);
+        Box::pin(std::future::ready(Ok(found)))
     }
 }
 
@@ -369,16 +466,25 @@ impl SessionConfig {
     }
 }
 
+/// Where a dispatcher's sessions live: in this process, called directly, or in a store
+/// behind the [`SessionStore`] trait.
+#[derive(Clone)]
+enum Backend {
+    Memory(Arc<MemorySessionStore>),
+    Shared(Arc<dyn SessionStore>),
+}
+
 /// The sessions of a dispatcher: a store and its rules. Cheap to clone.
 #[derive(Clone)]
 pub struct Sessions {
-    store: Arc<dyn SessionStore>,
+    backend: Backend,
     config: Arc<SessionConfig>,
 }
 
 impl fmt::Debug for Sessions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sessions")
+            .field("shared", &self.is_shared())
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
@@ -394,13 +500,16 @@ impl Sessions {
     /// Sessions in memory, with `config`.
     pub fn new(config: SessionConfig) -> Self {
         let store = MemorySessionStore::new(config.idle_timeout);
-        Sessions::with_store(config, Arc::new(store))
+        Sessions {
+            backend: Backend::Memory(Arc::new(store)),
+            config: Arc::new(config),
+        }
     }
 
     /// Sessions in `store` (which applies its own expiry), with `config`.
     pub fn with_store(config: SessionConfig, store: Arc<dyn SessionStore>) -> Self {
         Sessions {
-            store,
+            backend: Backend::Shared(store),
             config: Arc::new(config),
         }
     }
@@ -410,45 +519,111 @@ impl Sessions {
         &self.config
     }
 
+    /// Whether the sessions live outside this process's memory (a [`SessionStore`] given
+    /// to [`with_store`](Sessions::with_store)).
+    pub fn is_shared(&self) -> bool {
+        matches!(self.backend, Backend::Shared(_))
+    }
+
+    /// A new, unguessable session handle (the session itself is made by
+    /// [`ensure`](Sessions::ensure) or [`create`](Sessions::create)).
+    pub fn new_handle() -> String {
+        new_handle()
+    }
+
     /// Starts a session; returns its new, unguessable handle.
-    pub fn create(&self) -> String {
+    ///
+    /// # Errors
+    ///
+    /// The store could not be written.
+    pub async fn create(&self) -> Result<String, SessionStoreError> {
         let handle = new_handle();
-        self.store.put(&handle, Arc::default());
-        handle
+        match &self.backend {
+            Backend::Memory(store) => store.put(&handle, Arc::default()),
+            Backend::Shared(store) => store.put(&handle, Arc::default()).await?,
+        }
+        Ok(handle)
     }
 
     /// Makes sure a session with this handle exists (a transport's own session, which
     /// comes back fresh if it expired).
-    pub fn ensure(&self, handle: &str) {
-        if self.store.get(handle).is_none() {
-            self.store.put(handle, Arc::default());
+    ///
+    /// # Errors
+    ///
+    /// The store could not be reached.
+    pub async fn ensure(&self, handle: &str) -> Result<(), SessionStoreError> {
+        match &self.backend {
+            Backend::Memory(store) => {
+                store.ensure(handle);
+                Ok(())
+            }
+            Backend::Shared(store) => store.ensure(handle).await,
         }
     }
 
     /// The session's state; `None` when unknown or expired.
-    pub fn get(&self, handle: &str) -> Option<Arc<SessionState>> {
-        self.store.get(handle)
+    ///
+    /// # Errors
+    ///
+    /// The store could not be read.
+    pub async fn get(&self, handle: &str) -> Result<Option<Arc<SessionState>>, SessionStoreError> {
+        match &self.backend {
+            Backend::Memory(store) => Ok(store.get(handle)),
+            Backend::Shared(store) => store.get(handle).await,
+        }
     }
 
-    /// Changes a session's state; `None` when unknown or expired.
-    pub(crate) fn update<R>(
+    /// Changes a session's state; `None` when unknown or expired. `change` may run more
+    /// than once with a shared store (each time on the stored state); its last answer is
+    /// returned.
+    pub(crate) async fn update<R: Send>(
         &self,
         handle: &str,
-        change: impl FnOnce(&mut SessionState) -> R,
-    ) -> Option<R> {
-        let mut change = Some(change);
+        mut change: impl FnMut(&mut SessionState) -> R + Send,
+    ) -> Result<Option<R>, SessionStoreError> {
         let mut out = None;
-        let found = self.store.update(handle, &mut |state| {
-            if let Some(change) = change.take() {
-                out = Some(change(state));
-            }
-        });
-        if found { out } else { None }
+        let mut apply = |state: &mut SessionState| out = Some(change(state));
+        let found = match &self.backend {
+            Backend::Memory(store) => store.update(handle, &mut apply),
+            Backend::Shared(store) => store.update(handle, &mut apply).await?,
+        };
+        Ok(if found { out } else { None })
     }
 
     /// Ends a session; whether it existed.
-    pub fn end(&self, handle: &str) -> bool {
-        self.store.remove(handle)
+    ///
+    /// # Errors
+    ///
+    /// The store could not be reached.
+    pub async fn end(&self, handle: &str) -> Result<bool, SessionStoreError> {
+        match &self.backend {
+            Backend::Memory(store) => Ok(store.remove(handle)),
+            Backend::Shared(store) => store.remove(handle).await,
+        }
+    }
+
+    /// Ends a session without waiting (a connection that closed): at once in memory; on
+    /// the current tokio runtime for a shared store, whose idle expiry removes it anyway
+    /// if that fails or no runtime is running.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn end_detached(&self, handle: &str) {
+        match &self.backend {
+            Backend::Memory(store) => {
+                store.remove(handle);
+            }
+            Backend::Shared(store) => {
+                let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                    return;
+                };
+                let store = store.clone();
+                let handle = handle.to_owned();
+                runtime.spawn(async move {
+                    if let Err(error) = store.remove(&handle).await {
+                        tracing::debug!(%error, "could not end a closed connection's session; it expires when idle");
+                    }
+                });
+            }
+        }
     }
 }
 

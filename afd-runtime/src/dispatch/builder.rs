@@ -11,7 +11,7 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service};
 
 use super::{CommandRequest, CommandService, Dispatcher, HandlerService, Inner, Limits, Surface};
-use crate::contexts::{SessionConfig, Sessions};
+use crate::contexts::{SessionConfig, SessionStore, Sessions};
 use crate::registry::{CONTEXT_OPS, Exposed, SharedRegistry};
 use crate::result::CommandResult;
 #[cfg(feature = "semantic")]
@@ -46,6 +46,7 @@ pub struct DispatcherBuilder {
     stack: CommandService,
     limits: Limits,
     sessions: Option<Sessions>,
+    session_store: Option<Arc<dyn SessionStore>>,
     usage: Option<UsageStats>,
     /// The semantic layer of search: `None` reads `AFD_EMBED_MODEL` when the index is built,
     /// `Some(None)` turns it off.
@@ -82,6 +83,16 @@ impl DispatcherBuilder {
     #[must_use]
     pub fn sessions(mut self, sessions: Sessions) -> Self {
         self.sessions = Some(sessions);
+        self
+    }
+
+    /// Keeps sessions in `store` (Redis, for replicas that share sessions), under the rules
+    /// [`session_config`](DispatcherBuilder::session_config) or
+    /// [`sessions`](DispatcherBuilder::sessions) set, before or after this call. The store
+    /// applies its own idle expiry.
+    #[must_use]
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.session_store = Some(store);
         self
     }
 
@@ -219,7 +230,15 @@ impl DispatcherBuilder {
                 exposed,
                 stack: self.stack,
                 limits: self.limits,
-                sessions: self.sessions.unwrap_or_default(),
+                sessions: match self.session_store {
+                    Some(store) => Sessions::with_store(
+                        self.sessions
+                            .map(|sessions| sessions.config().clone())
+                            .unwrap_or_default(),
+                        store,
+                    ),
+                    None => self.sessions.unwrap_or_default(),
+                },
                 usage: self.usage.unwrap_or_else(UsageStats::in_memory),
                 search: OnceLock::new(),
                 #[cfg(feature = "semantic")]
@@ -241,6 +260,7 @@ impl DispatcherBuilder {
             stack: BoxCloneSyncService::new(HandlerService),
             limits: Limits::default(),
             sessions: None,
+            session_store: None,
             usage: None,
             #[cfg(feature = "semantic")]
             semantic: None,

@@ -121,7 +121,7 @@ async fn run(
         Ok(resolved) => resolved,
         Err(mut error) => {
             if let Some(dispatcher) = dispatcher
-                && let Some(hint) = dispatcher.host().context_hint(name, ctx.session())
+                && let Some(hint) = dispatcher.host().context_hint(name, ctx.session()).await
                 && let Some(details) = error.details.as_mut().and_then(Value::as_object_mut)
             {
                 details.insert("contextHint".into(), json!(hint));
@@ -136,7 +136,7 @@ async fn run(
         if !exposed.contains(entry.name()) {
             return CommandResult::failure(not_exposed(entry.name(), exposed));
         }
-        if let Err(error) = dispatcher.host().check(ctx.session(), entry.def()) {
+        if let Err(error) = dispatcher.host().check(ctx.session(), entry.def()).await {
             return CommandResult::failure(error);
         }
         if is_op(entry.def()) {

@@ -50,8 +50,11 @@ impl Service<CommandRequest> for HandlerService {
         if let Some(dispatcher) = host
             && is_op(def)
         {
-            let result = contexts::commands::run(dispatcher.host(), def, input, ctx.session());
-            return Box::pin(std::future::ready(Ok(result)));
+            return Box::pin(async move {
+                let result =
+                    contexts::commands::run(dispatcher.host(), def, input, ctx.session()).await;
+                Ok(result)
+            });
         }
         let dev_mode = ctx.dev_mode();
         let started = std::panic::catch_unwind(AssertUnwindSafe(|| match builtin {

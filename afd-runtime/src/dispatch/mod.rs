@@ -358,13 +358,27 @@ impl Dispatcher {
     }
 
     /// Starts a session and returns its handle.
-    pub fn open_session(&self) -> String {
-        self.sessions().create()
+    ///
+    /// # Errors
+    ///
+    /// `SESSION_STORE_UNAVAILABLE` when the session store cannot be written.
+    pub async fn open_session(&self) -> Result<String, CommandError> {
+        self.sessions()
+            .create()
+            .await
+            .map_err(crate::contexts::store_unavailable)
     }
 
     /// The state of a session, if it exists.
-    pub fn session(&self, handle: &str) -> Option<Arc<SessionState>> {
-        self.sessions().get(handle)
+    ///
+    /// # Errors
+    ///
+    /// `SESSION_STORE_UNAVAILABLE` when the session store cannot be read.
+    pub async fn session(&self, handle: &str) -> Result<Option<Arc<SessionState>>, CommandError> {
+        self.sessions()
+            .get(handle)
+            .await
+            .map_err(crate::contexts::store_unavailable)
     }
 
     /// Sets (or clears) the default context of a session: the host application's choice,
@@ -373,24 +387,29 @@ impl Dispatcher {
     ///
     /// # Errors
     ///
-    /// `CONTEXT_NOT_FOUND` for an undeclared context, `SESSION_NOT_FOUND` for an unknown
+    /// `CONTEXT_NOT_FOUND` for an undeclared context, `SESSION_NOT_FOUND`, `SESSION_STORE_UNAVAILABLE` for an unknown
     /// session.
-    pub fn set_default_context(
+    pub async fn set_default_context(
         &self,
         session: &str,
         context: Option<&str>,
         scope: Scope,
     ) -> Result<(), CommandError> {
-        self.host().set_default_context(session, context, scope)
+        self.host()
+            .set_default_context(session, context, scope)
+            .await
     }
 
     /// afd-context-list: every declared context, and where the session stands.
     ///
     /// # Errors
     ///
-    /// `SESSION_NOT_FOUND` for an unknown session.
-    pub fn list_contexts(&self, session: Option<&str>) -> Result<(Value, String), CommandError> {
-        self.host().list_contexts(session)
+    /// `SESSION_NOT_FOUND`, `SESSION_STORE_UNAVAILABLE` for an unknown session.
+    pub async fn list_contexts(
+        &self,
+        session: Option<&str>,
+    ) -> Result<(Value, String), CommandError> {
+        self.host().list_contexts(session).await
     }
 
     /// afd-context-enter: pushes `context` on the session's stack. Without a session, a
@@ -398,15 +417,15 @@ impl Dispatcher {
     ///
     /// # Errors
     ///
-    /// `CONTEXT_NOT_FOUND` (with suggestions and a context hint), `SESSION_NOT_FOUND`, or
+    /// `CONTEXT_NOT_FOUND` (with suggestions and a context hint), `SESSION_NOT_FOUND`, `SESSION_STORE_UNAVAILABLE`, or
     /// `VALIDATION_ERROR` when the stack is full.
-    pub fn enter_context(
+    pub async fn enter_context(
         &self,
         session: Option<&str>,
         context: &str,
         scope: Option<Scope>,
     ) -> Result<(Value, String), CommandError> {
-        self.host().enter_context(session, context, scope)
+        self.host().enter_context(session, context, scope).await
     }
 
     /// afd-context-exit: pops the session's stack, back to the previous context (or the
@@ -414,9 +433,12 @@ impl Dispatcher {
     ///
     /// # Errors
     ///
-    /// `SESSION_NOT_FOUND` for an unknown session, or when there is no session at all.
-    pub fn exit_context(&self, session: Option<&str>) -> Result<(Value, String), CommandError> {
-        self.host().exit_context(session)
+    /// `SESSION_NOT_FOUND`, `SESSION_STORE_UNAVAILABLE` for an unknown session, or when there is no session at all.
+    pub async fn exit_context(
+        &self,
+        session: Option<&str>,
+    ) -> Result<(Value, String), CommandError> {
+        self.host().exit_context(session).await
     }
 
     /// afd-context-suggest: the contexts that fit an intent, best first.
@@ -431,13 +453,13 @@ impl Dispatcher {
     ///
     /// # Errors
     ///
-    /// `SESSION_NOT_FOUND` without a session or for an unknown one.
-    pub fn activate(
+    /// `SESSION_NOT_FOUND`, `SESSION_STORE_UNAVAILABLE` without a session or for an unknown one.
+    pub async fn activate(
         &self,
         session: Option<&str>,
         names: &[&str],
     ) -> Result<(Vec<String>, Vec<String>), CommandError> {
-        self.host().activate(session, names)
+        self.host().activate(session, names).await
     }
 
     /// Undoes activations: `names`, or every one when `None`. Returns those that were
@@ -445,13 +467,13 @@ impl Dispatcher {
     ///
     /// # Errors
     ///
-    /// `SESSION_NOT_FOUND` without a session or for an unknown one.
-    pub fn deactivate(
+    /// `SESSION_NOT_FOUND`, `SESSION_STORE_UNAVAILABLE` without a session or for an unknown one.
+    pub async fn deactivate(
         &self,
         session: Option<&str>,
         names: Option<&[&str]>,
     ) -> Result<Vec<String>, CommandError> {
-        self.host().deactivate(session, names)
+        self.host().deactivate(session, names).await
     }
 
     /// Checks that the session may call `def`: the active context holds it and the scope
@@ -459,22 +481,22 @@ impl Dispatcher {
     ///
     /// # Errors
     ///
-    /// `SESSION_NOT_FOUND`, `CONTEXT_MISMATCH` (naming the contexts to enter) or
+    /// `SESSION_NOT_FOUND`, `SESSION_STORE_UNAVAILABLE`, `CONTEXT_MISMATCH` (naming the contexts to enter) or
     /// `FORBIDDEN` (a mutation in a read-only scope).
-    pub fn check_context(
+    pub async fn check_context(
         &self,
         session: Option<&str>,
         def: &CommandDef,
     ) -> Result<(), CommandError> {
-        self.host().check(session, def)
+        self.host().check(session, def).await
     }
 
-    /// A session's state, or `SESSION_NOT_FOUND`; `None` without a session.
-    pub(crate) fn session_view(
+    /// A session's state, or `SESSION_NOT_FOUND`, `SESSION_STORE_UNAVAILABLE`; `None` without a session.
+    pub(crate) async fn session_view(
         &self,
         session: Option<&str>,
     ) -> Result<Option<Arc<SessionState>>, CommandError> {
-        self.host().session_view(session)
+        self.host().session_view(session).await
     }
 
     /// Whether a session in `state` may call `def` (contexts, scope, policy).

@@ -71,7 +71,11 @@ impl McpServer {
             .and_then(|meta| meta.get(SESSION_META))
             .and_then(Value::as_str)
             .map(str::to_owned);
-        if let Some(session) = explicit.or_else(|| self.transport_session(legacy)) {
+        let session = match explicit {
+            Some(explicit) => Some(explicit),
+            None => self.transport_session(legacy).await,
+        };
+        if let Some(session) = session {
             ctx = ctx.with_session(session);
         }
         let progress = meta
@@ -85,14 +89,18 @@ impl McpServer {
                 .with_progress(std::sync::Arc::new(progress));
         }
         // Where tools/list follows the transport session, announce what the call changed.
-        let followed = self.followed_session(legacy);
-        let before = followed
-            .as_deref()
-            .map(|handle| self.inner.dispatcher.session(handle));
+        let followed = self.followed_session(legacy).await;
+        let before = match followed.as_deref() {
+            Some(handle) => self.inner.dispatcher.session(handle).await.ok(),
+            None => None,
+        };
         let answer = self.answer_call(name, arguments, ctx).await;
         if let (Some(handle), Some(before)) = (followed.as_deref(), before) {
-            let after = self.inner.dispatcher.session(handle);
-            if self.listing_changed(before.as_deref(), after.as_deref()) {
+            let after = self.inner.dispatcher.session(handle).await;
+            // A store that cannot be read now says nothing about a change: no notice.
+            if let Ok(after) = after
+                && self.listing_changed(before.as_deref(), after.as_deref())
+            {
                 notified = true;
                 if let Err(error) = peer.notify_tool_list_changed().await {
                     tracing::debug!(%error, "could not send notifications/tools/list_changed");

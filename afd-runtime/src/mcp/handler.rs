@@ -40,6 +40,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.tools_page(request.and_then(|r| r.cursor), legacy(&context))
+            .await
     }
 
     async fn list_resources(
@@ -70,7 +71,9 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read(&self.inner.dispatcher, &request.uri).map(Into::into)
+        resources::read(&self.inner.dispatcher, &request.uri)
+            .await
+            .map(Into::into)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -104,15 +104,24 @@ fn strategy_listing(
 impl McpServer {
     /// One page of `tools/list`: the session's listing where it is followed, else the
     /// fixed one. `legacy`: the client's protocol keeps sessions.
-    pub(super) fn tools_page(
+    pub(super) async fn tools_page(
         &self,
         cursor: Option<String>,
         legacy: bool,
     ) -> Result<ListToolsResult, ErrorData> {
-        let followed = self.followed_session(legacy).map(|handle| {
-            let state = self.inner.dispatcher.session(&handle);
-            self.session_tools(state.as_deref())
-        });
+        let followed = match self.followed_session(legacy).await {
+            Some(handle) => {
+                // A session whose store cannot be read lists nothing it might not call.
+                let state = self.inner.dispatcher.session(&handle).await.map_err(|error| {
+                    ErrorData::internal_error(
+                        error.message,
+                        error.details.map(|details| serde_json::json!({"code": error.code, "details": details})),
+                    )
+                })?;
+                Some(self.session_tools(state.as_deref()))
+            }
+            None => None,
+        };
         let tools = followed.as_ref().unwrap_or(&self.inner.tools);
         let offset = offset(cursor, tools.len())?;
         let end = (offset + self.inner.page_size).min(tools.len());
@@ -125,11 +134,11 @@ impl McpServer {
 
     /// The session `tools/list` follows: the transport's, when the author opted in and the
     /// client's protocol has sessions (`legacy`).
-    pub(super) fn followed_session(&self, legacy: bool) -> Option<String> {
+    pub(super) async fn followed_session(&self, legacy: bool) -> Option<String> {
         if !self.inner.session_tools || !legacy {
             return None;
         }
-        self.transport_session(legacy)
+        self.transport_session(legacy).await
     }
 
     /// The listing for a session: commands outside its context left out, and the commands

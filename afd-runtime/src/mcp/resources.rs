@@ -96,11 +96,14 @@ pub(crate) fn page(
 }
 
 /// Reads a resource.
-pub(crate) fn read(dispatcher: &Dispatcher, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+pub(crate) async fn read(
+    dispatcher: &Dispatcher,
+    uri: &str,
+) -> Result<ReadResourceResult, ErrorData> {
     let value = if uri == CATALOG_URI {
         catalog(dispatcher)
     } else if let Some(name) = uri.strip_prefix(COMMANDS_PREFIX) {
-        command(dispatcher, uri, name)?
+        command(dispatcher, uri, name).await?
     } else if let Some(name) = uri.strip_prefix(CATEGORIES_PREFIX) {
         category(dispatcher, uri, name)?
     } else {
@@ -138,8 +141,8 @@ fn catalog(dispatcher: &Dispatcher) -> Value {
     json!({"commands": dispatcher.exposed_count(), "categories": categories})
 }
 
-fn command(dispatcher: &Dispatcher, uri: &str, name: &str) -> Result<Value, ErrorData> {
-    let detail = dispatcher.detail(json!({"command": name}));
+async fn command(dispatcher: &Dispatcher, uri: &str, name: &str) -> Result<Value, ErrorData> {
+    let detail = dispatcher.detail(json!({"command": name})).await;
     let entry = detail
         .data
         .and_then(|data| data.as_array().and_then(|entries| entries.first().cloned()))

@@ -68,7 +68,7 @@ impl Connection {
 impl Drop for Connection {
     fn drop(&mut self) {
         if let (Some(handle), Some((sessions, usage))) = (self.session.get(), self.owner.get()) {
-            sessions.end(handle);
+            sessions.end_detached(handle);
             usage.forget_session(handle);
         }
     }
@@ -170,8 +170,9 @@ impl McpServer {
 
     /// The transport's own session, where it has one: a stream connection always, an HTTP
     /// connection only for a client whose protocol keeps sessions (`legacy`: 2025-11-25 or
-    /// older). Created on first use, and made afresh if it expired.
-    pub(super) fn transport_session(&self, legacy: bool) -> Option<String> {
+    /// older). Created on first use, and made afresh if it expired. A store that cannot be
+    /// reached is only logged here: the call's own session check then refuses the call.
+    pub(super) async fn transport_session(&self, legacy: bool) -> Option<String> {
         let has_session = match self.connection.transport {
             Transport::Stream => true,
             Transport::Http => legacy,
@@ -186,9 +187,11 @@ impl McpServer {
                 .connection
                 .owner
                 .set((sessions.clone(), dispatcher.usage().clone()));
-            sessions.create()
+            Sessions::new_handle()
         });
-        sessions.ensure(handle);
+        if let Err(error) = sessions.ensure(handle).await {
+            tracing::warn!(%error, "could not make sure the connection's session exists");
+        }
         Some(handle.clone())
     }
 }

@@ -53,7 +53,7 @@ static DETAIL_VALIDATOR: LazyLock<InputValidator> =
 /// afd-detail: the full definition and input schema of up to ten commands, in the
 /// order asked. Works for every registered command (`callable` says whether this
 /// dispatcher lets it be called); unknown names get `found: false` with suggestions.
-pub(crate) fn detail(dispatcher: &Dispatcher, input: Value) -> CommandResult<Value> {
+pub(crate) async fn detail(dispatcher: &Dispatcher, input: Value) -> CommandResult<Value> {
     let started = Instant::now();
     #[derive(Deserialize)]
     struct DetailInput {
@@ -88,7 +88,7 @@ pub(crate) fn detail(dispatcher: &Dispatcher, input: Value) -> CommandResult<Val
     if let Some(activate) = input.activate {
         let session = input.session.as_deref();
         let outcome = if activate {
-            dispatcher.activate(session, &names).map(|(activated, evicted)| {
+            dispatcher.activate(session, &names).await.map(|(activated, evicted)| {
                     let mut text = format!(
                         "; activated {} for this session (listed as tools from the next tools/list where the client follows list changes)",
                         activated.len()
@@ -101,6 +101,7 @@ pub(crate) fn detail(dispatcher: &Dispatcher, input: Value) -> CommandResult<Val
         } else {
             dispatcher
                 .deactivate(session, Some(&names))
+                .await
                 .map(|gone| format!("; deactivated {}", gone.len()))
         };
         match outcome {

@@ -261,13 +261,13 @@ fn has_tags(entry: &CommandEntry, tags: &[&str], mode: TagMode) -> bool {
 
 /// afd-discover: a page of one-line summaries of the exposed commands, filtered by
 /// category, tags and search words, with the catalog's whole taxonomy.
-pub(crate) fn discover(dispatcher: &Dispatcher, input: Value) -> CommandResult<Value> {
+pub(crate) async fn discover(dispatcher: &Dispatcher, input: Value) -> CommandResult<Value> {
     let started = Instant::now();
     let input: DiscoverInput = match validated("afd-discover", &DISCOVER_VALIDATOR, input) {
         Ok(input) => input,
         Err(error) => return CommandResult::failure(error),
     };
-    let session = match dispatcher.session_view(input.session.as_deref()) {
+    let session = match dispatcher.session_view(input.session.as_deref()).await {
         Ok(session) => session,
         Err(error) => return CommandResult::failure(error),
     };
@@ -292,13 +292,20 @@ pub(crate) fn discover(dispatcher: &Dispatcher, input: Value) -> CommandResult<V
         let found: Vec<String> = names.iter().take(10).map(|&name| name.to_owned()).collect();
         let sessions = dispatcher.sessions();
         let max = sessions.config().get_max_searches();
-        sessions.update(handle, |state| state.record_search(query, found, max));
+        let recorded = sessions
+            .update(handle, |state| {
+                state.record_search(query, found.clone(), max)
+            })
+            .await;
+        if let Err(error) = recorded {
+            return CommandResult::failure(crate::contexts::store_unavailable(error));
+        }
     }
     dispatcher
         .usage()
         .record_access(&names, access_level(input.detail));
     let loading = if input.activate {
-        match load(dispatcher, input.session.as_deref(), &names, loaded.clone()) {
+        match load(dispatcher, input.session.as_deref(), &names, loaded.clone()).await {
             Ok(loading) => Some(loading),
             Err(error) => return CommandResult::failure(error),
         }
@@ -368,17 +375,19 @@ impl Loading {
 }
 
 /// Loads `names` for the session (bounded as afd-detail's `activate`).
-fn load(
+async fn load(
     dispatcher: &Dispatcher,
     session: Option<&str>,
     names: &[&str],
     before: Vec<String>,
 ) -> Result<Loading, crate::error::CommandError> {
-    let (activated, evicted) = dispatcher.activate(session, names)?;
-    let after = session
-        .and_then(|handle| dispatcher.session(handle))
-        .map(|state| state.activated().to_vec())
-        .unwrap_or_default();
+    let (activated, evicted) = dispatcher.activate(session, names).await?;
+    let after = match session {
+        Some(handle) => dispatcher.session(handle).await?,
+        None => None,
+    }
+    .map(|state| state.activated().to_vec())
+    .unwrap_or_default();
     Ok(Loading {
         before,
         after,
@@ -688,6 +697,7 @@ fn popular(dispatcher: &Dispatcher, session: Option<&SessionState>) -> Vec<Popul
 mod tests {
     use super::*;
     use crate::tools::meta::MetaTools;
+    use futures_util::FutureExt;
 
     fn record_handler(
         _input: Value,
@@ -737,12 +747,16 @@ mod tests {
         let d = Dispatcher::builder(registry).build().unwrap();
         let pooled = d
             .discover(json!({"search": "export records", "limit": 10, "offset": 20}))
+            .now_or_never()
+            .expect("in-memory sessions answer at once")
             .data
             .unwrap();
         let exhaustive = d
             .discover(
                 json!({"search": "export records", "limit": 10, "offset": 20, "category": "records"}),
             )
+            .now_or_never()
+            .expect("in-memory sessions answer at once")
             .data
             .unwrap();
         assert_eq!(pooled["commands"], exhaustive["commands"]);

@@ -51,18 +51,20 @@ impl BuiltinOutcome {
 /// use afd_runtime::{Dispatcher, Surface};
 ///
 /// let dispatcher = Dispatcher::builder(Registry::global()).surface(Surface::Mcp).build().unwrap();
-/// let page = dispatcher.discover(json!({"search": "create", "detail": "name"}));
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let page = dispatcher.discover(json!({"search": "create", "detail": "name"})).await;
 /// assert!(page.success);
+/// # });
 /// ```
 pub trait MetaTools: sealed::Sealed {
     /// afd-discover: a page of one-line summaries of the exposed commands, filtered by
     /// category, tags and search words, with the catalog's whole taxonomy.
-    fn discover(&self, input: Value) -> CommandResult<Value>;
+    fn discover(&self, input: Value) -> impl Future<Output = CommandResult<Value>> + Send;
 
     /// afd-detail: the full definition and input schema of up to ten commands, in the
     /// order asked. Works for every registered command (`callable` says whether this
     /// dispatcher lets it be called); unknown names get `found: false` with suggestions.
-    fn detail(&self, input: Value) -> CommandResult<Value>;
+    fn detail(&self, input: Value) -> impl Future<Output = CommandResult<Value>> + Send;
 
     /// afd-batch: runs several commands. Every command goes through
     /// [`Dispatcher::call`], so exposure, validation and middleware apply to each exactly
@@ -244,11 +246,11 @@ fn take<T>(slot: &Slot<T>) -> Option<T> {
 }
 
 impl MetaTools for Dispatcher {
-    fn discover(&self, input: Value) -> CommandResult<Value> {
+    fn discover(&self, input: Value) -> impl Future<Output = CommandResult<Value>> + Send {
         discover::discover(self, input)
     }
 
-    fn detail(&self, input: Value) -> CommandResult<Value> {
+    fn detail(&self, input: Value) -> impl Future<Output = CommandResult<Value>> + Send {
         detail::detail(self, input)
     }
 
@@ -286,10 +288,29 @@ impl MetaTools for Dispatcher {
         input: Value,
         ctx: CommandContext,
     ) -> Option<BuiltinOutcome> {
+        // afd-discover and afd-detail read and write the session, so they wait on its store.
+        let session_tool: Option<&'static CommandDef> = match tool {
+            "afd-discover" => Some(&defs::DISCOVER),
+            "afd-detail" => Some(&defs::DETAIL),
+            _ => None,
+        };
+        if let Some(def) = session_tool {
+            let dispatcher = self.clone();
+            let work: BuiltinWork = Box::new(move |input, _ctx| {
+                async move {
+                    if std::ptr::eq(def, &defs::DISCOVER) {
+                        discover::discover(&dispatcher, input).await
+                    } else {
+                        detail::detail(&dispatcher, input).await
+                    }
+                }
+                .boxed()
+            });
+            let result = self.run_builtin(def, input, ctx, work).await;
+            return Some(BuiltinOutcome::Result(result));
+        }
         type Run = fn(&Dispatcher, Value) -> CommandResult<Value>;
         let simple: Option<(&'static CommandDef, Run)> = match tool {
-            "afd-discover" => Some((&defs::DISCOVER, discover::discover)),
-            "afd-detail" => Some((&defs::DETAIL, detail::detail)),
             "afd-help" => Some((&defs::HELP, help::help)),
             "afd-docs" => Some((&defs::DOCS, help::docs)),
             "afd-schema" => Some((&defs::SCHEMA, help::schema)),

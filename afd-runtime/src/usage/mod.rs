@@ -34,6 +34,8 @@
 //! ```
 
 mod model;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "usage-sqlite")]
 mod sqlite;
 
@@ -194,6 +196,7 @@ enum Store {
     Off,
     Memory,
     File(PathBuf),
+    Postgres(String),
 }
 
 /// Configures [`UsageStats`]: the store, the flush interval, session bounds.
@@ -241,6 +244,39 @@ impl UsageStatsBuilder {
         self
     }
 
+    /// Keeps the statistics in PostgreSQL at `url` (`postgres://user:password@host/db`),
+    /// shared by every replica that uses the same database: written in batches off the
+    /// call path, read back after each write so suggestions reflect every replica's
+    /// traffic. Needs the `postgres` feature; without it, or when the database cannot be
+    /// reached at start, the statistics stay in memory, with a warning.
+    pub fn postgres(mut self, url: impl Into<String>) -> Self {
+        self.store = Store::Postgres(url.into());
+        self
+    }
+
+    /// The store a location names: `postgres://...` (or `postgresql://...`),
+    /// `sqlite:PATH`, `memory` or `off`, as `AFD_USAGE_STORE` and `--usage-store` give it.
+    ///
+    /// # Errors
+    ///
+    /// A location of another kind, said in words.
+    pub fn location(self, location: &str) -> Result<Self, String> {
+        let location = location.trim();
+        if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+            Ok(self.postgres(location))
+        } else if let Some(path) = location.strip_prefix("sqlite:") {
+            Ok(self.path(path))
+        } else if location == "memory" {
+            Ok(self.in_memory())
+        } else if location == "off" {
+            Ok(self.enabled(false))
+        } else {
+            Err(format!(
+                "'{location}' names no usage store: use postgres://user:password@host/db, sqlite:PATH, memory or off"
+            ))
+        }
+    }
+
     /// Keeps the statistics in memory only (the default).
     pub fn in_memory(mut self) -> Self {
         self.store = Store::Memory;
@@ -281,10 +317,11 @@ impl UsageStatsBuilder {
     /// opened leaves the statistics in memory, with a `tracing` warning.
     pub fn build(self) -> UsageStats {
         let model = Model::new(self.limits);
-        let (enabled, path) = match self.store {
-            Store::Off => (false, None),
-            Store::Memory => (true, None),
-            Store::File(path) => (true, Some(path)),
+        let (enabled, path, url) = match self.store {
+            Store::Off => (false, None, None),
+            Store::Memory => (true, None, None),
+            Store::File(path) => (true, Some(path), None),
+            Store::Postgres(url) => (true, None, Some(url)),
         };
         let mut inner = Inner {
             shared: Arc::new(Shared {
@@ -295,11 +332,17 @@ impl UsageStatsBuilder {
             }),
             enabled,
             path: None,
+            database: None,
             #[cfg(feature = "usage-sqlite")]
             writer: None,
+            #[cfg(feature = "postgres")]
+            postgres: None,
         };
         if let Some(path) = path {
             inner.attach(path, self.flush_interval);
+        }
+        if let Some(url) = url {
+            inner.attach_postgres(url, self.flush_interval);
         }
         UsageStats {
             inner: Arc::new(inner),
@@ -333,8 +376,12 @@ struct Inner {
     enabled: bool,
     /// The store's file, when it opened.
     path: Option<PathBuf>,
+    /// The PostgreSQL database (its URL without the password), when it opened.
+    database: Option<String>,
     #[cfg(feature = "usage-sqlite")]
     writer: Option<sqlite::Writer>,
+    #[cfg(feature = "postgres")]
+    postgres: Option<postgres::Writer>,
 }
 
 impl Inner {
@@ -368,6 +415,30 @@ impl Inner {
                 "usage statistics: cannot open the store; keeping them in memory only"
             ),
         }
+    }
+
+    #[cfg(feature = "postgres")]
+    fn attach_postgres(&mut self, url: String, interval: Duration) {
+        let shown = postgres::redact(&url);
+        match postgres::Writer::start(&url, Arc::clone(&self.shared), interval) {
+            Ok(writer) => {
+                tracing::info!(database = %shown, "usage statistics in PostgreSQL");
+                self.postgres = Some(writer);
+                self.database = Some(shown);
+            }
+            Err(error) => tracing::warn!(
+                database = %shown,
+                %error,
+                "usage statistics: cannot open the PostgreSQL store; keeping them in memory only"
+            ),
+        }
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    fn attach_postgres(&mut self, _url: String, _interval: Duration) {
+        tracing::warn!(
+            "usage statistics: afd-runtime was built without the `postgres` feature; keeping them in memory only"
+        );
     }
 
     #[cfg(not(feature = "usage-sqlite"))]
@@ -425,7 +496,13 @@ impl UsageStats {
 
     /// Whether the statistics are written to a store and survive a restart.
     pub fn is_persistent(&self) -> bool {
-        self.inner.path.is_some()
+        self.inner.path.is_some() || self.inner.database.is_some()
+    }
+
+    /// The PostgreSQL database the statistics are kept in (its URL, password left out),
+    /// when it opened.
+    pub fn database(&self) -> Option<&str> {
+        self.inner.database.as_deref()
     }
 
     /// The store's file, when the statistics are persisted.
@@ -560,6 +637,10 @@ impl UsageStats {
     /// The store's error (what changed is kept for the next write), a stopped writer, or a
     /// write that did not finish within ten seconds.
     pub fn flush(&self) -> Result<(), UsageError> {
+        #[cfg(feature = "postgres")]
+        if let Some(writer) = &self.inner.postgres {
+            return writer.flush();
+        }
         #[cfg(feature = "usage-sqlite")]
         if let Some(writer) = &self.inner.writer {
             return writer.flush();

@@ -1,4 +1,4 @@
-//! The in-memory model of usage statistics, and the deltas the SQLite writer persists.
+//! The in-memory model of usage statistics, and the deltas the store writers persist.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -18,7 +18,7 @@ pub(super) fn to_millis(at: SystemTime) -> i64 {
 }
 
 /// The inverse of [`to_millis`]; negative values clamp to the epoch.
-#[cfg(feature = "usage-sqlite")]
+#[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
 pub(super) fn from_millis(ms: i64) -> SystemTime {
     UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0))
 }
@@ -37,7 +37,7 @@ pub(super) struct Delta {
 }
 
 impl Delta {
-    #[cfg(feature = "usage-sqlite")]
+    #[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
     pub(super) fn is_empty(&self) -> bool {
         self.commands.is_empty()
             && self.transitions.is_empty()
@@ -64,7 +64,7 @@ impl Delta {
     }
 
     /// Adds `other` into `self` (used to put back a batch whose write failed).
-    #[cfg(feature = "usage-sqlite")]
+    #[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
     pub(super) fn merge(&mut self, other: Delta) {
         for (command, (calls, successes, last, sessions)) in other.commands {
             let entry = self.commands.entry(command).or_default();
@@ -86,7 +86,7 @@ impl Delta {
 }
 
 /// Everything a store holds, loaded at start-up.
-#[cfg(feature = "usage-sqlite")]
+#[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
 #[derive(Debug, Default)]
 pub(super) struct Snapshot {
     pub(super) commands: Vec<(String, CommandStats)>,
@@ -174,7 +174,7 @@ impl Model {
     }
 
     /// Loads what a store held.
-    #[cfg(feature = "usage-sqlite")]
+    #[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
     pub(super) fn load(&mut self, snapshot: Snapshot) {
         for (command, stats) in snapshot.commands {
             self.max_calls = self.max_calls.max(stats.calls);
@@ -199,6 +199,54 @@ impl Model {
         }
         for (command, level, count) in snapshot.accesses {
             self.accesses.entry(command).or_default().add(level, count);
+        }
+    }
+
+    /// Replaces the counts, transitions, co-occurrences and views by what a shared store
+    /// holds (every replica's writes), plus `pending`, recorded here and not yet written.
+    /// Live sessions are kept.
+    #[cfg(feature = "postgres")]
+    pub(super) fn replace(&mut self, snapshot: Snapshot, pending: &Delta) {
+        self.commands.clear();
+        self.transitions.clear();
+        self.co_occurrence.clear();
+        self.accesses.clear();
+        self.max_calls = 0;
+        self.load(snapshot);
+        for (command, (calls, successes, last, sessions)) in &pending.commands {
+            let stats = self.commands.entry(command.clone()).or_default();
+            stats.calls += calls;
+            stats.successes += successes;
+            stats.sessions += sessions;
+            if *last > 0 {
+                let at = from_millis(*last);
+                stats.last_used = Some(stats.last_used.map_or(at, |seen| seen.max(at)));
+            }
+            self.max_calls = self.max_calls.max(stats.calls);
+        }
+        for ((command, level), count) in &pending.accesses {
+            self.accesses
+                .entry(command.clone())
+                .or_default()
+                .add(*level, *count);
+        }
+        for ((from, to), count) in &pending.transitions {
+            *self
+                .transitions
+                .entry(from.clone())
+                .or_default()
+                .entry(to.clone())
+                .or_default() += count;
+        }
+        for ((a, b), count) in &pending.co_occurrence {
+            for (x, y) in [(a, b), (b, a)] {
+                *self
+                    .co_occurrence
+                    .entry(x.clone())
+                    .or_default()
+                    .entry(y.clone())
+                    .or_default() += count;
+            }
         }
     }
 

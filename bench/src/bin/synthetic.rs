@@ -13,6 +13,7 @@ use afd_bench::synthetic::definitions;
 use afd_bench::{Stats, human, sample, thousands};
 use afd_runtime::{Dispatcher, MetaTools, Registry, Surface};
 use clap::Parser;
+use futures_util::FutureExt;
 use serde_json::{Value, json};
 
 /// In-process latency over run-time-built catalogs.
@@ -77,7 +78,11 @@ fn main() {
         let discover = |input: Value| {
             let d = d.clone();
             move || {
-                let result = d.discover(input.clone());
+                // Without a session nothing waits on a store: the answer is ready at once.
+                let result = d
+                    .discover(input.clone())
+                    .now_or_never()
+                    .expect("in-memory answer");
                 assert!(result.success);
                 result
             }
@@ -117,7 +122,10 @@ fn main() {
         let detail = |input: Value| {
             let d = d.clone();
             move || {
-                let result = d.detail(input.clone());
+                let result = d
+                    .detail(input.clone())
+                    .now_or_never()
+                    .expect("in-memory answer");
                 assert!(result.success);
                 result
             }

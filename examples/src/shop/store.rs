@@ -304,7 +304,12 @@ impl ShopStore {
     ///
     /// The file cannot be opened or initialised.
     pub fn open(path: impl AsRef<Path>) -> rusqlite::Result<Self> {
-        Self::init(Connection::open(path)?)
+        let conn = Connection::open(path)?;
+        // Replicas of the shop may share one file: readers never wait for the writer, and
+        // a writer waits its turn rather than fail.
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        Self::init(conn)
     }
 
     /// A fresh in-memory store with the seed data.

@@ -46,9 +46,10 @@ async fn main() {
     assert_eq!(review.description(), "Reviewing the document without changing it.");
 
     let dispatcher = Dispatcher::builder(registry).build().unwrap();
-    let session = dispatcher.open_session();
+    let session = dispatcher.open_session().await.unwrap();
     dispatcher
         .set_default_context(&session, Some("document-review"), Scope::Full)
+        .await
         .unwrap();
     let ctx = CommandContext::new().with_session(session.as_str());
     let counted = dispatcher.call("word-count", json!({}), ctx.clone()).await;

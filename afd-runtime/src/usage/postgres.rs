@@ -1,0 +1,459 @@
+//! The PostgreSQL store of usage statistics, shared by replicas, and its background writer.
+//!
+//! The tables (created at start, or migrated; the version in `afd_usage_schema`):
+//!
+//! - `afd_command_usage(command, calls, successes, last_used_ms, sessions)`;
+//! - `afd_transitions(from_command, to_command, count)`;
+//! - `afd_co_occurrence(command_a, command_b, count)`, with `command_a < command_b`;
+//! - `afd_command_access(command, level, count)`.
+//!
+//! A thread of its own, with its own tokio runtime, writes what changed in one transaction
+//! every interval (adding deltas, so every replica's counts add up), then reads the tables
+//! back, so that suggestions reflect the traffic of every replica. A lost connection is
+//! made again at the next write; what changed meanwhile is kept and written then.
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use tokio_postgres::{Client, NoTls};
+
+use super::model::{Delta, Snapshot, from_millis};
+use super::{AccessLevel, CommandStats, Shared, State, UsageError};
+pub(super) use crate::text::redact_url as redact;
+
+/// The schema this code writes.
+const SCHEMA_VERSION: i32 = 1;
+/// How long connecting (and each write) may take.
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long [`Writer::flush`] waits for the writer's answer.
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(15);
+/// Taken while migrating, so replicas starting together create the tables once.
+const MIGRATION_LOCK: i64 = 0x0afd_0001;
+
+const SCHEMA_V1: &str = "
+CREATE TABLE IF NOT EXISTS afd_command_usage (
+    command TEXT PRIMARY KEY,
+    calls BIGINT NOT NULL DEFAULT 0,
+    successes BIGINT NOT NULL DEFAULT 0,
+    last_used_ms BIGINT,
+    sessions BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS afd_transitions (
+    from_command TEXT NOT NULL,
+    to_command TEXT NOT NULL,
+    count BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (from_command, to_command)
+);
+CREATE TABLE IF NOT EXISTS afd_co_occurrence (
+    command_a TEXT NOT NULL,
+    command_b TEXT NOT NULL,
+    count BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (command_a, command_b)
+);
+CREATE TABLE IF NOT EXISTS afd_command_access (
+    command TEXT NOT NULL,
+    level TEXT NOT NULL,
+    count BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (command, level)
+);
+";
+
+/// Why the store could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum OpenError {
+    #[error("cannot start the writer: {0}")]
+    Thread(#[from] std::io::Error),
+    #[error("{0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    #[error("PostgreSQL did not answer within {TIMEOUT:?}")]
+    Timeout,
+    #[error("the store has schema version {0}, newer than this program's {SCHEMA_VERSION}")]
+    NewerSchema(i32),
+    #[error("the writer stopped while starting")]
+    Stopped,
+}
+
+fn to_i64(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+fn to_u64(count: i64) -> u64 {
+    u64::try_from(count).unwrap_or(0)
+}
+
+async fn connect(url: &str) -> Result<Client, OpenError> {
+    let (client, connection) = tokio::time::timeout(TIMEOUT, tokio_postgres::connect(url, NoTls))
+        .await
+        .map_err(|_| OpenError::Timeout)??;
+    tokio::spawn(async move {
+        if let Err(error) = connection.await {
+            tracing::debug!(%error, "usage statistics: the PostgreSQL connection closed");
+        }
+    });
+    Ok(client)
+}
+
+/// Brings the schema to [`SCHEMA_VERSION`] under an advisory lock.
+async fn migrate(client: &mut Client) -> Result<(), OpenError> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await?;
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS afd_usage_schema (version INTEGER NOT NULL)")
+        .await?;
+    let version: i32 = tx
+        .query_opt("SELECT max(version) FROM afd_usage_schema", &[])
+        .await?
+        .and_then(|row| row.get::<_, Option<i32>>(0))
+        .unwrap_or(0);
+    if version > SCHEMA_VERSION {
+        return Err(OpenError::NewerSchema(version));
+    }
+    if version < 1 {
+        tx.batch_execute(SCHEMA_V1).await?;
+    }
+    // Later versions: `if version < 2 { ... }`, each step in this transaction.
+    if version != SCHEMA_VERSION {
+        tx.execute("DELETE FROM afd_usage_schema", &[]).await?;
+        tx.execute(
+            "INSERT INTO afd_usage_schema (version) VALUES ($1)",
+            &[&SCHEMA_VERSION],
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+async fn load(client: &Client) -> Result<Snapshot, tokio_postgres::Error> {
+    let mut snapshot = Snapshot::default();
+    for row in client
+        .query(
+            "SELECT command, calls, successes, last_used_ms, sessions FROM afd_command_usage",
+            &[],
+        )
+        .await?
+    {
+        let last: Option<i64> = row.get(3);
+        snapshot.commands.push((
+            row.get(0),
+            CommandStats {
+                calls: to_u64(row.get(1)),
+                successes: to_u64(row.get(2)),
+                last_used: last.map(from_millis),
+                sessions: to_u64(row.get(4)),
+            },
+        ));
+    }
+    for row in client
+        .query(
+            "SELECT from_command, to_command, count FROM afd_transitions",
+            &[],
+        )
+        .await?
+    {
+        snapshot
+            .transitions
+            .push((row.get(0), row.get(1), to_u64(row.get(2))));
+    }
+    for row in client
+        .query(
+            "SELECT command_a, command_b, count FROM afd_co_occurrence",
+            &[],
+        )
+        .await?
+    {
+        snapshot
+            .co_occurrence
+            .push((row.get(0), row.get(1), to_u64(row.get(2))));
+    }
+    for row in client
+        .query("SELECT command, level, count FROM afd_command_access", &[])
+        .await?
+    {
+        let level: String = row.get(1);
+        // A level a later version added is skipped, not an error.
+        if let Some(level) = AccessLevel::from_name(&level) {
+            snapshot
+                .accesses
+                .push((row.get(0), level, to_u64(row.get(2))));
+        }
+    }
+    Ok(snapshot)
+}
+
+/// Adds `delta` to the stored counts, in one transaction.
+async fn write(client: &mut Client, delta: &Delta) -> Result<(), tokio_postgres::Error> {
+    let tx = client.transaction().await?;
+    let commands = tx
+        .prepare(
+            "INSERT INTO afd_command_usage (command, calls, successes, last_used_ms, sessions)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (command) DO UPDATE SET
+                 calls = afd_command_usage.calls + excluded.calls,
+                 successes = afd_command_usage.successes + excluded.successes,
+                 last_used_ms = greatest(afd_command_usage.last_used_ms, excluded.last_used_ms),
+                 sessions = afd_command_usage.sessions + excluded.sessions",
+        )
+        .await?;
+    let accesses = tx
+        .prepare(
+            "INSERT INTO afd_command_access (command, level, count) VALUES ($1, $2, $3)
+             ON CONFLICT (command, level) DO UPDATE SET
+                 count = afd_command_access.count + excluded.count",
+        )
+        .await?;
+    let transitions = tx
+        .prepare(
+            "INSERT INTO afd_transitions (from_command, to_command, count) VALUES ($1, $2, $3)
+             ON CONFLICT (from_command, to_command) DO UPDATE SET
+                 count = afd_transitions.count + excluded.count",
+        )
+        .await?;
+    let co = tx
+        .prepare(
+            "INSERT INTO afd_co_occurrence (command_a, command_b, count) VALUES ($1, $2, $3)
+             ON CONFLICT (command_a, command_b) DO UPDATE SET
+                 count = afd_co_occurrence.count + excluded.count",
+        )
+        .await?;
+    for (command, (calls, successes, last, sessions)) in &delta.commands {
+        // A command only viewed or only counted for a session has no call time.
+        let last = (*last > 0).then_some(*last);
+        let (calls, successes, sessions) = (to_i64(*calls), to_i64(*successes), to_i64(*sessions));
+        tx.execute(&commands, &[command, &calls, &successes, &last, &sessions])
+            .await?;
+    }
+    for ((command, level), count) in &delta.accesses {
+        tx.execute(&accesses, &[command, &level.as_str(), &to_i64(*count)])
+            .await?;
+    }
+    for ((from, to), count) in &delta.transitions {
+        tx.execute(&transitions, &[from, to, &to_i64(*count)])
+            .await?;
+    }
+    for ((a, b), count) in &delta.co_occurrence {
+        tx.execute(&co, &[a, b, &to_i64(*count)]).await?;
+    }
+    tx.commit().await
+}
+
+enum Control {
+    Flush(mpsc::Sender<Result<(), UsageError>>),
+    Shutdown,
+}
+
+/// The background thread that writes pending deltas and reads back every replica's
+/// counts: every interval, on request, and a last time when dropped.
+#[derive(Debug)]
+pub(super) struct Writer {
+    control: mpsc::Sender<Control>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Writer {
+    /// Connects to `url`, migrates the schema and loads what it holds into `shared`'s model,
+    /// then leaves the writer running.
+    pub(super) fn start(
+        url: &str,
+        shared: Arc<Shared>,
+        interval: Duration,
+    ) -> Result<Writer, OpenError> {
+        let (control, requests) = mpsc::channel();
+        let (started, outcome) = mpsc::channel();
+        let url = url.to_owned();
+        let thread = thread::Builder::new()
+            .name("afd-usage-postgres".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(error) => {
+                        let _ = started.send(Err(OpenError::Thread(error)));
+                        return;
+                    }
+                };
+                runtime.block_on(run(url, shared, requests, interval, started));
+            })?;
+        let writer = Writer {
+            control,
+            thread: Some(thread),
+        };
+        match outcome.recv() {
+            Ok(Ok(())) => Ok(writer),
+            Ok(Err(error)) => Err(error),
+            Err(_) => Err(OpenError::Stopped),
+        }
+    }
+
+    pub(super) fn flush(&self) -> Result<(), UsageError> {
+        let (ack, answer) = mpsc::channel();
+        self.control
+            .send(Control::Flush(ack))
+            .map_err(|_| UsageError::WriterStopped)?;
+        match answer.recv_timeout(FLUSH_TIMEOUT) {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) => Err(UsageError::Timeout),
+            Err(RecvTimeoutError::Disconnected) => Err(UsageError::WriterStopped),
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        // A send error means the thread is gone already; joining still reaps it.
+        let _ = self.control.send(Control::Shutdown);
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+        {
+            tracing::warn!("usage statistics: the PostgreSQL writer panicked");
+        }
+    }
+}
+
+async fn open(url: &str) -> Result<(Client, Snapshot), OpenError> {
+    let mut client = connect(url).await?;
+    tokio::time::timeout(TIMEOUT, migrate(&mut client))
+        .await
+        .map_err(|_| OpenError::Timeout)??;
+    let snapshot = tokio::time::timeout(TIMEOUT, load(&client))
+        .await
+        .map_err(|_| OpenError::Timeout)??;
+    Ok((client, snapshot))
+}
+
+async fn run(
+    url: String,
+    shared: Arc<Shared>,
+    requests: mpsc::Receiver<Control>,
+    interval: Duration,
+    started: mpsc::Sender<Result<(), OpenError>>,
+) {
+    let mut client = match open(&url).await {
+        Ok((client, snapshot)) => {
+            {
+                let mut state = shared.lock();
+                state.model.load(snapshot);
+                state.pending = Some(Delta::default());
+            }
+            let _ = started.send(Ok(()));
+            Some(client)
+        }
+        Err(error) => {
+            let _ = started.send(Err(error));
+            return;
+        }
+    };
+    let requests = Arc::new(std::sync::Mutex::new(requests));
+    let mut failures: u64 = 0;
+    loop {
+        // The control channel is std's: wait on it off this runtime's only thread.
+        let waiting = Arc::clone(&requests);
+        let request = tokio::task::spawn_blocking(move || {
+            let requests = waiting.lock().unwrap_or_else(|p| p.into_inner());
+            match requests.recv_timeout(interval) {
+                Ok(request) => Some(request),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => Some(Control::Shutdown),
+            }
+        })
+        .await
+        .unwrap_or(Some(Control::Shutdown));
+        let result = sync(&url, &mut client, &shared, &mut failures).await;
+        match request {
+            Some(Control::Flush(ack)) => {
+                let _ = ack.send(result);
+            }
+            Some(Control::Shutdown) => {
+                if let Err(error) = result {
+                    tracing::warn!(%error, "usage statistics: the last write failed; recent counts are lost");
+                }
+                return;
+            }
+            None => {}
+        }
+    }
+}
+
+/// Writes what changed, then reads back every replica's counts. On failure, puts what
+/// changed back for the next attempt and drops the connection to make it again.
+async fn sync(
+    url: &str,
+    client: &mut Option<Client>,
+    shared: &Shared,
+    failures: &mut u64,
+) -> Result<(), UsageError> {
+    if client.as_ref().is_none_or(Client::is_closed) {
+        *client = match tokio::time::timeout(TIMEOUT, connect(url)).await {
+            Ok(Ok(connected)) => Some(connected),
+            Ok(Err(error)) => return Err(failed(failures, error.to_string())),
+            Err(_) => return Err(failed(failures, OpenError::Timeout.to_string())),
+        };
+    }
+    let Some(connected) = client.as_mut() else {
+        return Err(UsageError::WriterStopped);
+    };
+    let delta = match shared.lock().pending.as_mut() {
+        Some(pending) => std::mem::take(pending),
+        None => return Ok(()),
+    };
+    let written = if delta.is_empty() {
+        Ok(Ok(()))
+    } else {
+        tokio::time::timeout(TIMEOUT, write(connected, &delta)).await
+    };
+    let error = match written {
+        Ok(Ok(())) => match tokio::time::timeout(TIMEOUT, load(connected)).await {
+            Ok(Ok(snapshot)) => {
+                *failures = 0;
+                let mut state = shared.lock();
+                let State { model, pending } = &mut *state;
+                if let Some(pending) = pending.as_ref() {
+                    model.replace(snapshot, pending);
+                }
+                return Ok(());
+            }
+            // Written, but not read back: the next round reads.
+            Ok(Err(error)) => {
+                *client = None;
+                return Err(failed(failures, error.to_string()));
+            }
+            Err(_) => {
+                *client = None;
+                return Err(failed(failures, OpenError::Timeout.to_string()));
+            }
+        },
+        Ok(Err(error)) => error.to_string(),
+        Err(_) => OpenError::Timeout.to_string(),
+    };
+    *client = None;
+    if let Some(pending) = shared.lock().pending.as_mut() {
+        pending.merge(delta);
+    }
+    Err(failed(failures, error))
+}
+
+fn failed(failures: &mut u64, error: String) -> UsageError {
+    *failures += 1;
+    // Warn on the first failure of a streak, then now and then.
+    if failures.is_power_of_two() {
+        tracing::warn!(%error, failures = *failures, "usage statistics: PostgreSQL write failed; will retry");
+    }
+    UsageError::Store(error)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::text::redact_url as redact;
+
+    #[test]
+    fn passwords_are_left_out_of_messages() {
+        assert_eq!(
+            redact("postgres://afd:secret@127.0.0.1:5432/afd"),
+            "postgres://afd:***@127.0.0.1:5432/afd"
+        );
+    }
+}

@@ -1,0 +1,152 @@
+//! The services the shared-store tests need (Redis, PostgreSQL, nginx): where to find them,
+//! a private redis-server each test can stop, and free loopback ports. Without a service a
+//! test says so and returns on a developer machine, and fails under `CI` (whose `.ci/run`
+//! starts them).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Says why a test cannot run: a failure under `CI`, a note elsewhere. Returns `None` so a
+/// test can write `let Some(url) = ... else { return }`.
+pub fn missing<T>(why: &str) -> Option<T> {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{why}: this test needs it under CI (.ci/run starts it)"
+    );
+    eprintln!("{why}: the test did not run");
+    None
+}
+
+/// The shared Redis of the test run (`AFD_TEST_REDIS_URL`).
+pub fn redis_url() -> Option<String> {
+    match std::env::var("AFD_TEST_REDIS_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => missing("AFD_TEST_REDIS_URL is not set"),
+    }
+}
+
+/// The shared PostgreSQL of the test run (`AFD_TEST_POSTGRES_URL`).
+pub fn postgres_url() -> Option<String> {
+    match std::env::var("AFD_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => missing("AFD_TEST_POSTGRES_URL is not set"),
+    }
+}
+
+/// A program on `PATH` (or named by the environment variable `var`), if it runs.
+pub fn program(var: &str, name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os(var).map_or_else(|| PathBuf::from(name), PathBuf::from);
+    let runs = Command::new(&path)
+        .arg("-v")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    if runs {
+        Some(path)
+    } else {
+        missing(&format!("{name} is not installed (or {var} does not run)"))
+    }
+}
+
+/// A loopback port nobody listens on now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free loopback port")
+}
+
+/// A fresh directory under the system's temporary directory.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("afd-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+/// Waits until something accepts connections on `port`, for at most `limit`.
+pub fn wait_for_port(port: u16, limit: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// A redis-server of this test alone, on its own port, its data in an append-only file
+/// (fsynced on every write) so that a restart finds every session again.
+pub struct PrivateRedis {
+    binary: PathBuf,
+    dir: PathBuf,
+    port: u16,
+    child: Option<Child>,
+}
+
+impl PrivateRedis {
+    /// Starts one; `None` (after [`missing`]) without redis-server.
+    pub fn start(name: &str) -> Option<Self> {
+        let binary = program("AFD_TEST_REDIS_SERVER", "redis-server")?;
+        let mut redis = PrivateRedis {
+            binary,
+            dir: temp_dir(name),
+            port: free_port(),
+            child: None,
+        };
+        redis.restart();
+        Some(redis)
+    }
+
+    /// Its URL.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Starts it again (after [`stop`](PrivateRedis::stop)) on the same port and data.
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none(), "redis-server is already running");
+        let child = Command::new(&self.binary)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--dir", &path(&self.dir), "--save", ""])
+            .args(["--appendonly", "yes", "--appendfsync", "always"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        self.child = Some(child);
+        assert!(
+            wait_for_port(self.port, Duration::from_secs(20)),
+            "redis-server did not listen on port {}",
+            self.port
+        );
+    }
+
+    /// Stops it at once (SIGKILL: what every write fsynced survives).
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for PrivateRedis {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn path(dir: &Path) -> String {
+    dir.to_string_lossy().into_owned()
+}
