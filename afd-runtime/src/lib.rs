@@ -6,6 +6,7 @@ extern crate self as afd_runtime;
 // Definitions and the registry: pure data.
 mod command;
 mod command_context;
+mod content;
 mod error;
 pub mod export;
 mod macro_support;
@@ -40,6 +41,7 @@ pub use command::{
     SourceLocation,
 };
 pub use command_context::CommandContext;
+pub use content::{Content, ResourceContents, ResourceLink};
 pub use contexts::session::{NoContextPolicy, SessionConfig, Sessions};
 pub use dispatch::{
     CallKind, CommandRequest, CommandService, Dispatcher, DispatcherBuilder, DispatcherError,

@@ -234,6 +234,7 @@ pub fn from_command_result<T: CommandOutput>(result: CommandResult<T>) -> Comman
         confidence,
         warnings,
         metadata,
+        content,
     } = result;
     let erased = CommandResult {
         success,
@@ -243,6 +244,7 @@ pub fn from_command_result<T: CommandOutput>(result: CommandResult<T>) -> Comman
         confidence,
         warnings,
         metadata,
+        content,
     };
     with_data(erased, data.map(|data| serde_json::to_value(&data)))
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::content::Content;
 use crate::error::CommandError;
 
 /// The result of a command: success with `data`, or failure with an `error`, plus the
@@ -45,6 +46,9 @@ pub struct CommandResult<T = Value> {
     /// Execution metadata.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+    /// Content blocks beside (or instead of) the data: text, images, audio, resources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<Content>,
 }
 
 /// A non-fatal notice attached to a result.
@@ -98,6 +102,7 @@ impl<T> CommandResult<T> {
             confidence: None,
             warnings: Vec::new(),
             metadata: None,
+            content: Vec::new(),
         }
     }
 
@@ -111,6 +116,7 @@ impl<T> CommandResult<T> {
             confidence: None,
             warnings: Vec::new(),
             metadata: None,
+            content: Vec::new(),
         }
     }
 
@@ -139,6 +145,13 @@ impl<T> CommandResult<T> {
         self
     }
 
+    /// The same result with one more content block.
+    #[must_use]
+    pub fn with_content(mut self, block: impl Into<Content>) -> Self {
+        self.content.push(block.into());
+        self
+    }
+
     /// The metadata, created empty if absent.
     pub fn metadata_mut(&mut self) -> &mut Metadata {
         self.metadata.get_or_insert_with(Metadata::default)
@@ -154,6 +167,7 @@ impl<T> CommandResult<T> {
             confidence: self.confidence,
             warnings: self.warnings,
             metadata: self.metadata,
+            content: self.content,
         }
     }
 
