@@ -1,9 +1,12 @@
 //! `AFD_TOOL_STRATEGY`, or `TOOL_LOADING` (`eager` or `lazy`), overrides the strategy at
-//! start-up, and `AFD_OUTPUT_SCHEMAS` turns output schemas on or off. Alone in its test binary, with one test, because the environment is
-//! process-wide.
+//! start-up, `AFD_OUTPUT_SCHEMAS` turns output schemas on or off and `AFD_COMPACT_SCHEMAS`
+//! the compaction of input schemas. Alone in its test binary, with one test, because the
+//! environment is process-wide.
 
 use afd_runtime::Registry;
-use afd_runtime::mcp::{LOADING_ENV, McpServer, OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, Strategy};
+use afd_runtime::mcp::{
+    COMPACT_SCHEMAS_ENV, LOADING_ENV, McpServer, OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, Strategy,
+};
 
 fn build() -> Result<McpServer, afd_runtime::mcp::BuildError> {
     McpServer::builder(Registry::global())
@@ -19,6 +22,7 @@ fn the_environment_overrides_the_strategy() {
     loading_variable();
     seen_by_a_client();
     output_schemas_variable();
+    compact_schemas_variable();
 }
 
 /// What a real MCP client lists under `TOOL_LOADING`: every command as its own tool
@@ -135,4 +139,47 @@ fn loading_variable() {
     assert_eq!(builder().unwrap().strategy(), Strategy::Grouped);
     unsafe { std::env::remove_var(LOADING_ENV) };
     assert_eq!(builder().unwrap().strategy(), Strategy::Grouped);
+}
+
+/// Compaction off advertises every command's input schema exactly as generated (the
+/// schema calls are validated against); on, at least one of the todo app's differs.
+fn compact_schemas_variable() {
+    let verbatim = |compact: bool| {
+        let server = McpServer::builder(Registry::global())
+            .strategy(Strategy::Individual)
+            .compact_schemas(compact)
+            .dispatch(|d| d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name())))
+            .build()?;
+        let registry = Registry::global();
+        let tools = server.tools();
+        let todo: Vec<&str> = afd_examples::todo::COMMANDS
+            .iter()
+            .map(|c| c.name())
+            .collect();
+        let commands: Vec<_> = tools
+            .iter()
+            .filter(|tool| todo.contains(&&*tool.name))
+            .filter_map(|tool| Some((tool, registry.get(&tool.name)?)))
+            .collect();
+        assert_eq!(commands.len(), afd_examples::todo::COMMANDS.len());
+        Ok::<_, afd_runtime::mcp::BuildError>(
+            commands
+                .iter()
+                .filter(|(tool, entry)| {
+                    serde_json::Value::Object((*tool.input_schema).clone()) == *entry.input_schema()
+                })
+                .count(),
+        )
+    };
+    let all = afd_examples::todo::COMMANDS.len();
+    assert!(verbatim(true).unwrap() < all);
+    assert_eq!(verbatim(false).unwrap(), all);
+    unsafe { std::env::set_var(COMPACT_SCHEMAS_ENV, "off") };
+    assert_eq!(verbatim(true).unwrap(), all);
+    unsafe { std::env::set_var(COMPACT_SCHEMAS_ENV, "sometimes") };
+    assert_eq!(
+        verbatim(true).unwrap_err().to_string(),
+        "AFD_COMPACT_SCHEMAS: expected on or off, not 'sometimes'"
+    );
+    unsafe { std::env::remove_var(COMPACT_SCHEMAS_ENV) };
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::server::{Inner, McpServer};
 use super::strategy::{Strategy, UnknownStrategy};
 use super::tools::Rendering;
-use super::{LOADING_ENV, OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, listing};
+use super::{COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, listing};
 use crate::command_context::CommandContext;
 use crate::contexts::NoContextPolicy;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
@@ -30,6 +30,9 @@ pub enum BuildError {
     /// `AFD_OUTPUT_SCHEMAS` holds something other than on or off.
     #[error("{OUTPUT_SCHEMAS_ENV}: expected on or off, not '{0}'")]
     OutputSchemas(String),
+    /// `AFD_COMPACT_SCHEMAS` holds something other than on or off.
+    #[error("{COMPACT_SCHEMAS_ENV}: expected on or off, not '{0}'")]
+    CompactSchemas(String),
     /// An eager command is not exposed.
     #[error("eager command '{0}' is not exposed on this server")]
     Eager(String),
@@ -50,6 +53,7 @@ pub struct McpServerBuilder {
     context_tools: bool,
     session_tools: bool,
     output_schemas: bool,
+    compact_schemas: bool,
 }
 
 impl McpServerBuilder {
@@ -69,6 +73,7 @@ impl McpServerBuilder {
             context_tools: false,
             session_tools: false,
             output_schemas: true,
+            compact_schemas: true,
         }
     }
 
@@ -80,6 +85,20 @@ impl McpServerBuilder {
     #[must_use]
     pub fn output_schemas(mut self, on: bool) -> Self {
         self.output_schemas = on;
+        self
+    }
+
+    /// Whether a command's input schema is advertised compactly (default on;
+    /// `AFD_COMPACT_SCHEMAS=off` overrides it at build time): without numeric `format`s,
+    /// `default: null`, the `null` alternative of optional fields, trivial lower bounds and
+    /// titles, with `$defs` used once inlined, which saves an agent tokens on every listing.
+    /// Off, each command's input schema is advertised exactly as generated (JSON Schema
+    /// 2020-12, `$defs` and any `$schema` or `additionalProperties` the input type states),
+    /// for clients that validate with or display the full schema. Calls are validated
+    /// against the full schema either way.
+    #[must_use]
+    pub fn compact_schemas(mut self, on: bool) -> Self {
+        self.compact_schemas = on;
         self
     }
 
@@ -194,7 +213,7 @@ impl McpServerBuilder {
     /// # Errors
     ///
     /// Unknown names in the exposure or eager lists, or an unknown `AFD_TOOL_STRATEGY`,
-    /// `TOOL_LOADING` or `AFD_OUTPUT_SCHEMAS`.
+    /// `TOOL_LOADING`, `AFD_OUTPUT_SCHEMAS` or `AFD_COMPACT_SCHEMAS`.
     pub fn build(self) -> Result<McpServer, BuildError> {
         let strategy = match env_strategy()? {
             Some(strategy) => strategy,
@@ -212,6 +231,9 @@ impl McpServerBuilder {
             output_schemas: env_switch(OUTPUT_SCHEMAS_ENV)
                 .map_err(BuildError::OutputSchemas)?
                 .unwrap_or(self.output_schemas),
+            compact_schemas: env_switch(COMPACT_SCHEMAS_ENV)
+                .map_err(BuildError::CompactSchemas)?
+                .unwrap_or(self.compact_schemas),
         };
         let options = listing::Options {
             list_names: self.list_names,

@@ -70,3 +70,8 @@ pub const LOADING_ENV: &str = "TOOL_LOADING";
 /// start-up (`on`/`off`, `true`/`false`, `1`/`0`), over
 /// [`McpServerBuilder::output_schemas`].
 pub const OUTPUT_SCHEMAS_ENV: &str = "AFD_OUTPUT_SCHEMAS";
+
+/// The environment variable that turns the compaction of advertised input schemas on or
+/// off at start-up (`on`/`off`, `true`/`false`, `1`/`0`), over
+/// [`McpServerBuilder::compact_schemas`].
+pub const COMPACT_SCHEMAS_ENV: &str = "AFD_COMPACT_SCHEMAS";

@@ -212,6 +212,9 @@ pub(super) fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> V
 pub(crate) struct Rendering {
     /// Whether a command's tool states the shape of its results' data (`outputSchema`).
     pub(crate) output_schemas: bool,
+    /// Whether a command's input schema is advertised compactly (no numeric formats,
+    /// `default: null`, titles, `$defs` used once inlined) or exactly as generated.
+    pub(crate) compact_schemas: bool,
 }
 
 /// A command's annotations, only where they differ from MCP's defaults (readOnlyHint
@@ -248,12 +251,14 @@ fn reaches_outside(entry: &CommandEntry) -> bool {
 
 /// An inputSchema must be an object schema; a command whose input is not an object is
 /// given a permissive object schema (its own schema still validates every call).
-fn input_schema_for(entry: &CommandEntry) -> Value {
+fn input_schema_for(entry: &CommandEntry, rendering: Rendering) -> Value {
     let schema = entry.input_schema();
-    if schema.get("type") == Some(&json!("object")) {
+    if schema.get("type") != Some(&json!("object")) {
+        json!({"type": "object"})
+    } else if rendering.compact_schemas {
         advertise::input(schema)
     } else {
-        json!({"type": "object"})
+        schema.clone()
     }
 }
 
@@ -263,7 +268,7 @@ pub(crate) fn command_tool(entry: &CommandEntry, rendering: Rendering) -> Tool {
     let mut tool = Tool::new(
         entry.name(),
         entry.description(),
-        object(input_schema_for(entry)),
+        object(input_schema_for(entry, rendering)),
     );
     tool.annotations = command_annotations(entry);
     if rendering.output_schemas
