@@ -38,6 +38,8 @@ mod model;
 mod postgres;
 #[cfg(feature = "usage-sqlite")]
 mod sqlite;
+#[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
+mod writer;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -333,10 +335,8 @@ impl UsageStatsBuilder {
             enabled,
             path: None,
             database: None,
-            #[cfg(feature = "usage-sqlite")]
+            #[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
             writer: None,
-            #[cfg(feature = "postgres")]
-            postgres: None,
         };
         if let Some(path) = path {
             inner.attach(path, self.flush_interval);
@@ -378,36 +378,21 @@ struct Inner {
     path: Option<PathBuf>,
     /// The PostgreSQL database (its URL without the password), when it opened.
     database: Option<String>,
-    #[cfg(feature = "usage-sqlite")]
-    writer: Option<sqlite::Writer>,
-    #[cfg(feature = "postgres")]
-    postgres: Option<postgres::Writer>,
+    /// The background writer of the store, when one opened.
+    #[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
+    writer: Option<writer::Writer>,
 }
 
 impl Inner {
     #[cfg(feature = "usage-sqlite")]
     fn attach(&mut self, path: PathBuf, interval: Duration) {
-        match sqlite::SqliteStore::open(&path) {
-            Ok((store, snapshot)) => {
-                {
-                    let mut state = self.shared.lock();
-                    state.model.load(snapshot);
-                    state.pending = Some(Delta::default());
-                }
-                match sqlite::Writer::spawn(store, Arc::clone(&self.shared), interval) {
-                    Ok(writer) => {
-                        self.writer = Some(writer);
-                        self.path = Some(path);
-                    }
-                    Err(error) => {
-                        self.shared.lock().pending = None;
-                        tracing::warn!(
-                            path = %path.display(),
-                            %error,
-                            "usage statistics: cannot start the store writer; keeping them in memory only"
-                        );
-                    }
-                }
+        let opened = path.clone();
+        match writer::Writer::start(Arc::clone(&self.shared), interval, move || {
+            sqlite::SqliteStore::open(&opened)
+        }) {
+            Ok(writer) => {
+                self.writer = Some(writer);
+                self.path = Some(path);
             }
             Err(error) => tracing::warn!(
                 path = %path.display(),
@@ -420,10 +405,12 @@ impl Inner {
     #[cfg(feature = "postgres")]
     fn attach_postgres(&mut self, url: String, interval: Duration) {
         let shown = postgres::redact(&url);
-        match postgres::Writer::start(&url, Arc::clone(&self.shared), interval) {
+        match writer::Writer::start(Arc::clone(&self.shared), interval, move || {
+            postgres::PostgresStore::open(url)
+        }) {
             Ok(writer) => {
                 tracing::info!(database = %shown, "usage statistics in PostgreSQL");
-                self.postgres = Some(writer);
+                self.writer = Some(writer);
                 self.database = Some(shown);
             }
             Err(error) => tracing::warn!(
@@ -637,11 +624,7 @@ impl UsageStats {
     /// The store's error (what changed is kept for the next write), a stopped writer, or a
     /// write that did not finish within ten seconds.
     pub fn flush(&self) -> Result<(), UsageError> {
-        #[cfg(feature = "postgres")]
-        if let Some(writer) = &self.inner.postgres {
-            return writer.flush();
-        }
-        #[cfg(feature = "usage-sqlite")]
+        #[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
         if let Some(writer) = &self.inner.writer {
             return writer.flush();
         }

@@ -1,4 +1,5 @@
-//! The PostgreSQL store of usage statistics, shared by replicas, and its background writer.
+//! The PostgreSQL store of usage statistics, shared by replicas: its schema, connecting
+//! and migrating, and one round of the background writer (`writer.rs`).
 //!
 //! The tables (created at start, or migrated; the version in `afd_usage_schema`):
 //!
@@ -7,19 +8,17 @@
 //! - `afd_co_occurrence(command_a, command_b, count)`, with `command_a < command_b`;
 //! - `afd_command_access(command, level, count)`.
 //!
-//! A thread of its own, with its own tokio runtime, writes what changed in one transaction
-//! every interval (adding deltas, so every replica's counts add up), then reads the tables
+//! The writer's thread, with a tokio runtime of the store's own, writes what changed in one
+//! transaction every interval (adding deltas, so every replica's counts add up), then reads the tables
 //! back, so that suggestions reflect the traffic of every replica. A lost connection is
 //! made again at the next write; what changed meanwhile is kept and written then.
 
-use std::sync::Arc;
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use tokio_postgres::{Client, NoTls};
 
 use super::model::{Delta, Snapshot, from_millis};
+use super::writer::{self, Store};
 use super::{AccessLevel, CommandStats, Shared, State, UsageError};
 pub(super) use crate::text::redact_url as redact;
 
@@ -27,7 +26,7 @@ pub(super) use crate::text::redact_url as redact;
 const SCHEMA_VERSION: i32 = 1;
 /// How long connecting (and each write) may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
-/// How long [`Writer::flush`] waits for the writer's answer.
+/// How long a flush waits for the writer's answer.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(15);
 /// Taken while migrating, so replicas starting together create the tables once.
 const MIGRATION_LOCK: i64 = 0x0afd_0001;
@@ -63,16 +62,14 @@ CREATE TABLE IF NOT EXISTS afd_command_access (
 /// Why the store could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub(super) enum OpenError {
-    #[error("cannot start the writer: {0}")]
-    Thread(#[from] std::io::Error),
+    #[error("cannot start a tokio runtime: {0}")]
+    Runtime(#[from] std::io::Error),
     #[error("{0}")]
     Postgres(#[from] tokio_postgres::Error),
     #[error("PostgreSQL did not answer within {TIMEOUT:?}")]
     Timeout,
     #[error("the store has schema version {0}, newer than this program's {SCHEMA_VERSION}")]
     NewerSchema(i32),
-    #[error("the writer stopped while starting")]
-    Stopped,
 }
 
 fn to_i64(count: u64) -> i64 {
@@ -239,78 +236,45 @@ async fn write(client: &mut Client, delta: &Delta) -> Result<(), tokio_postgres:
     tx.commit().await
 }
 
-enum Control {
-    Flush(mpsc::Sender<Result<(), UsageError>>),
-    Shutdown,
+/// The connection to the shared database, with the runtime that drives it.
+pub(super) struct PostgresStore {
+    runtime: tokio::runtime::Runtime,
+    url: String,
+    /// None after a failure: the next round connects again.
+    client: Option<Client>,
+    /// Failed rounds in a row.
+    failures: u64,
 }
 
-/// The background thread that writes pending deltas and reads back every replica's
-/// counts: every interval, on request, and a last time when dropped.
-#[derive(Debug)]
-pub(super) struct Writer {
-    control: mpsc::Sender<Control>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Writer {
-    /// Connects to `url`, migrates the schema and loads what it holds into `shared`'s model,
-    /// then leaves the writer running.
-    pub(super) fn start(
-        url: &str,
-        shared: Arc<Shared>,
-        interval: Duration,
-    ) -> Result<Writer, OpenError> {
-        let (control, requests) = mpsc::channel();
-        let (started, outcome) = mpsc::channel();
-        let url = url.to_owned();
-        let thread = thread::Builder::new()
-            .name("afd-usage-postgres".into())
-            .spawn(move || {
-                let runtime = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(runtime) => runtime,
-                    Err(error) => {
-                        let _ = started.send(Err(OpenError::Thread(error)));
-                        return;
-                    }
-                };
-                runtime.block_on(run(url, shared, requests, interval, started));
-            })?;
-        let writer = Writer {
-            control,
-            thread: Some(thread),
+impl PostgresStore {
+    /// Connects to `url`, migrates the schema and loads what the database holds.
+    pub(super) fn open(url: String) -> Result<(PostgresStore, Snapshot), OpenError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let (client, snapshot) = runtime.block_on(open(&url))?;
+        let store = PostgresStore {
+            runtime,
+            url,
+            client: Some(client),
+            failures: 0,
         };
-        match outcome.recv() {
-            Ok(Ok(())) => Ok(writer),
-            Ok(Err(error)) => Err(error),
-            Err(_) => Err(OpenError::Stopped),
-        }
-    }
-
-    pub(super) fn flush(&self) -> Result<(), UsageError> {
-        let (ack, answer) = mpsc::channel();
-        self.control
-            .send(Control::Flush(ack))
-            .map_err(|_| UsageError::WriterStopped)?;
-        match answer.recv_timeout(FLUSH_TIMEOUT) {
-            Ok(result) => result,
-            Err(RecvTimeoutError::Timeout) => Err(UsageError::Timeout),
-            Err(RecvTimeoutError::Disconnected) => Err(UsageError::WriterStopped),
-        }
+        Ok((store, snapshot))
     }
 }
 
-impl Drop for Writer {
-    fn drop(&mut self) {
-        // A send error means the thread is gone already; joining still reaps it.
-        let _ = self.control.send(Control::Shutdown);
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
-        {
-            tracing::warn!("usage statistics: the PostgreSQL writer panicked");
-        }
+impl Store for PostgresStore {
+    const THREAD: &'static str = "afd-usage-postgres";
+    const FLUSH_TIMEOUT: Duration = FLUSH_TIMEOUT;
+
+    fn sync(&mut self, shared: &Shared) -> Result<(), UsageError> {
+        let PostgresStore {
+            runtime,
+            url,
+            client,
+            failures,
+        } = self;
+        runtime.block_on(sync(url, client, shared, failures))
     }
 }
 
@@ -325,59 +289,6 @@ async fn open(url: &str) -> Result<(Client, Snapshot), OpenError> {
     Ok((client, snapshot))
 }
 
-async fn run(
-    url: String,
-    shared: Arc<Shared>,
-    requests: mpsc::Receiver<Control>,
-    interval: Duration,
-    started: mpsc::Sender<Result<(), OpenError>>,
-) {
-    let mut client = match open(&url).await {
-        Ok((client, snapshot)) => {
-            {
-                let mut state = shared.lock();
-                state.model.load(snapshot);
-                state.pending = Some(Delta::default());
-            }
-            let _ = started.send(Ok(()));
-            Some(client)
-        }
-        Err(error) => {
-            let _ = started.send(Err(error));
-            return;
-        }
-    };
-    let requests = Arc::new(std::sync::Mutex::new(requests));
-    let mut failures: u64 = 0;
-    loop {
-        // The control channel is std's: wait on it off this runtime's only thread.
-        let waiting = Arc::clone(&requests);
-        let request = tokio::task::spawn_blocking(move || {
-            let requests = waiting.lock().unwrap_or_else(|p| p.into_inner());
-            match requests.recv_timeout(interval) {
-                Ok(request) => Some(request),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => Some(Control::Shutdown),
-            }
-        })
-        .await
-        .unwrap_or(Some(Control::Shutdown));
-        let result = sync(&url, &mut client, &shared, &mut failures).await;
-        match request {
-            Some(Control::Flush(ack)) => {
-                let _ = ack.send(result);
-            }
-            Some(Control::Shutdown) => {
-                if let Err(error) = result {
-                    tracing::warn!(%error, "usage statistics: the last write failed; recent counts are lost");
-                }
-                return;
-            }
-            None => {}
-        }
-    }
-}
-
 /// Writes what changed, then reads back every replica's counts. On failure, puts what
 /// changed back for the next attempt and drops the connection to make it again.
 async fn sync(
@@ -389,8 +300,8 @@ async fn sync(
     if client.as_ref().is_none_or(Client::is_closed) {
         *client = match tokio::time::timeout(TIMEOUT, connect(url)).await {
             Ok(Ok(connected)) => Some(connected),
-            Ok(Err(error)) => return Err(failed(failures, error.to_string())),
-            Err(_) => return Err(failed(failures, OpenError::Timeout.to_string())),
+            Ok(Err(error)) => return Err(writer::failed(failures, error.to_string())),
+            Err(_) => return Err(writer::failed(failures, OpenError::Timeout.to_string())),
         };
     }
     let Some(connected) = client.as_mut() else {
@@ -419,11 +330,11 @@ async fn sync(
             // Written, but not read back: the next round reads.
             Ok(Err(error)) => {
                 *client = None;
-                return Err(failed(failures, error.to_string()));
+                return Err(writer::failed(failures, error.to_string()));
             }
             Err(_) => {
                 *client = None;
-                return Err(failed(failures, OpenError::Timeout.to_string()));
+                return Err(writer::failed(failures, OpenError::Timeout.to_string()));
             }
         },
         Ok(Err(error)) => error.to_string(),
@@ -433,16 +344,7 @@ async fn sync(
     if let Some(pending) = shared.lock().pending.as_mut() {
         pending.merge(delta);
     }
-    Err(failed(failures, error))
-}
-
-fn failed(failures: &mut u64, error: String) -> UsageError {
-    *failures += 1;
-    // Warn on the first failure of a streak, then now and then.
-    if failures.is_power_of_two() {
-        tracing::warn!(%error, failures = *failures, "usage statistics: PostgreSQL write failed; will retry");
-    }
-    UsageError::Store(error)
+    Err(writer::failed(failures, error))
 }
 
 #[cfg(test)]

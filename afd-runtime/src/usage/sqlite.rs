@@ -1,4 +1,5 @@
-//! The SQLite store of usage statistics and its background writer.
+//! The SQLite store of usage statistics: its schema, opening and migrating it, and one
+//! round of the background writer (`writer.rs`).
 //!
 //! Schema version 2 (`PRAGMA user_version`), in WAL mode:
 //!
@@ -14,14 +15,12 @@
 
 use std::fs;
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use rusqlite::{Connection, TransactionBehavior, params};
 
 use super::model::{Delta, Snapshot, from_millis};
+use super::writer::{self, Store};
 use super::{AccessLevel, CommandStats, Shared, UsageError};
 
 /// The schema this code writes.
@@ -30,7 +29,7 @@ const SCHEMA_VERSION: i64 = 2;
 const OPEN_BUSY_TIMEOUT: Duration = Duration::from_millis(250);
 /// How long a background write waits for a database another connection holds.
 const WRITE_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long [`Writer::flush`] waits for the writer's answer.
+/// How long a flush waits for the writer's answer.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
 
 const SCHEMA_V1: &str = "
@@ -88,6 +87,8 @@ fn to_u64(count: i64) -> u64 {
 #[derive(Debug)]
 pub(super) struct SqliteStore {
     conn: Connection,
+    /// Failed rounds in a row.
+    failures: u64,
 }
 
 impl SqliteStore {
@@ -106,7 +107,7 @@ impl SqliteStore {
         migrate(&mut conn)?;
         let snapshot = load(&conn)?;
         conn.busy_timeout(WRITE_BUSY_TIMEOUT)?;
-        Ok((SqliteStore { conn }, snapshot))
+        Ok((SqliteStore { conn, failures: 0 }, snapshot))
     }
 
     /// Adds `delta` to the stored counts, in one transaction.
@@ -237,115 +238,27 @@ fn load(conn: &Connection) -> rusqlite::Result<Snapshot> {
     Ok(snapshot)
 }
 
-enum Control {
-    Flush(mpsc::Sender<Result<(), UsageError>>),
-    Shutdown,
-}
+impl Store for SqliteStore {
+    const THREAD: &'static str = "afd-usage-writer";
+    const FLUSH_TIMEOUT: Duration = FLUSH_TIMEOUT;
 
-/// The background thread that writes pending deltas: every interval, on request, and a
-/// last time when dropped.
-#[derive(Debug)]
-pub(super) struct Writer {
-    control: mpsc::Sender<Control>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Writer {
-    pub(super) fn spawn(
-        store: SqliteStore,
-        shared: Arc<Shared>,
-        interval: Duration,
-    ) -> std::io::Result<Writer> {
-        let (control, requests) = mpsc::channel();
-        let thread = thread::Builder::new()
-            .name("afd-usage-writer".into())
-            .spawn(move || run(store, &shared, &requests, interval))?;
-        Ok(Writer {
-            control,
-            thread: Some(thread),
-        })
-    }
-
-    pub(super) fn flush(&self) -> Result<(), UsageError> {
-        let (ack, answer) = mpsc::channel();
-        self.control
-            .send(Control::Flush(ack))
-            .map_err(|_| UsageError::WriterStopped)?;
-        match answer.recv_timeout(FLUSH_TIMEOUT) {
-            Ok(result) => result,
-            Err(RecvTimeoutError::Timeout) => Err(UsageError::Timeout),
-            Err(RecvTimeoutError::Disconnected) => Err(UsageError::WriterStopped),
-        }
-    }
-}
-
-impl Drop for Writer {
-    fn drop(&mut self) {
-        // A send error means the thread is gone already; joining still reaps it.
-        let _ = self.control.send(Control::Shutdown);
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
-        {
-            tracing::warn!("usage statistics: the store writer panicked");
-        }
-    }
-}
-
-fn run(
-    mut store: SqliteStore,
-    shared: &Shared,
-    requests: &mpsc::Receiver<Control>,
-    interval: Duration,
-) {
-    let mut failures: u64 = 0;
-    loop {
-        let request = match requests.recv_timeout(interval) {
-            Ok(request) => Some(request),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => Some(Control::Shutdown),
+    /// Takes what changed and writes it; on failure puts it back for the next round.
+    fn sync(&mut self, shared: &Shared) -> Result<(), UsageError> {
+        let delta = match shared.lock().pending.as_mut() {
+            Some(pending) if !pending.is_empty() => std::mem::take(pending),
+            _ => return Ok(()),
         };
-        let result = write_pending(&mut store, shared, &mut failures);
-        match request {
-            Some(Control::Flush(ack)) => {
-                // The caller may have given up waiting; nothing to do then.
-                let _ = ack.send(result);
+        match self.write(&delta) {
+            Ok(()) => {
+                self.failures = 0;
+                Ok(())
             }
-            Some(Control::Shutdown) => {
-                if let Err(error) = result {
-                    tracing::warn!(%error, "usage statistics: the last write failed; recent counts are lost");
+            Err(error) => {
+                if let Some(pending) = shared.lock().pending.as_mut() {
+                    pending.merge(delta);
                 }
-                return;
+                Err(writer::failed(&mut self.failures, error.to_string()))
             }
-            None => {}
-        }
-    }
-}
-
-/// Takes what changed and writes it; on failure puts it back for the next attempt.
-fn write_pending(
-    store: &mut SqliteStore,
-    shared: &Shared,
-    failures: &mut u64,
-) -> Result<(), UsageError> {
-    let delta = match shared.lock().pending.as_mut() {
-        Some(pending) if !pending.is_empty() => std::mem::take(pending),
-        _ => return Ok(()),
-    };
-    match store.write(&delta) {
-        Ok(()) => {
-            *failures = 0;
-            Ok(())
-        }
-        Err(error) => {
-            *failures += 1;
-            // Warn on the first failure of a streak, then now and then.
-            if failures.is_power_of_two() {
-                tracing::warn!(%error, failures = *failures, "usage statistics: write failed; will retry");
-            }
-            if let Some(pending) = shared.lock().pending.as_mut() {
-                pending.merge(delta);
-            }
-            Err(UsageError::Store(error.to_string()))
         }
     }
 }
@@ -354,6 +267,7 @@ fn write_pending(
 mod tests {
     use std::path::PathBuf;
     use std::sync::atomic::{AtomicU32, Ordering};
+    use std::thread;
     use std::time::SystemTime;
 
     use super::super::UsageStats;
