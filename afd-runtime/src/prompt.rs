@@ -444,16 +444,27 @@ fn arguments(schema: &Value) -> Vec<PromptArgument> {
         .unwrap_or_default()
 }
 
-/// A type a prompt's arguments are decoded into.
+/// A type whose schema gives a prompt's arguments.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot hold a prompt's arguments",
-    label = "the arguments type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "add `#[derive(Deserialize, JsonSchema)]` to `{Self}` (both are in `afd_runtime::prelude`)"
+    message = "`{Self}` cannot hold a prompt's arguments: it has no JSON Schema",
+    label = "the arguments type must implement `schemars::JsonSchema`",
+    note = "add `#[derive(JsonSchema)]` to `{Self}` (the derive is in `afd_runtime::prelude`)"
 )]
-pub trait PromptArguments: DeserializeOwned + JsonSchema {}
+pub trait PromptArgumentsSchema: JsonSchema {}
 
 #[diagnostic::do_not_recommend]
-impl<T: DeserializeOwned + JsonSchema> PromptArguments for T {}
+impl<T: JsonSchema> PromptArgumentsSchema for T {}
+
+/// A type a prompt's arguments are decoded into.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold a prompt's arguments: it cannot be deserialised",
+    label = "the arguments type must implement `serde::Deserialize`",
+    note = "add `#[derive(Deserialize)]` to `{Self}` (the derive is in `afd_runtime::prelude`)"
+)]
+pub trait PromptArgumentsDecode: DeserializeOwned {}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned> PromptArgumentsDecode for T {}
 
 /// A value a prompt's function returns: messages, one message, or text (one user message).
 #[diagnostic::on_unimplemented(
@@ -502,13 +513,13 @@ impl<T: IntoPromptMessages, E: Into<CommandError>> IntoPromptMessages for Result
 
 /// The schema of a prompt's arguments (what `#[prompt]` expands to).
 #[doc(hidden)]
-pub fn prompt_arguments_schema<T: PromptArguments>() -> Value {
+pub fn prompt_arguments_schema<T: PromptArgumentsSchema>() -> Value {
     crate::macro_support::input_schema::<T>()
 }
 
 /// A prompt's arguments decoded into their struct (what `#[prompt]` expands to).
 #[doc(hidden)]
-pub fn prompt_arguments<T: PromptArguments>(
+pub fn prompt_arguments<T: PromptArgumentsDecode>(
     prompt: &str,
     arguments: Map<String, Value>,
 ) -> Result<T, CommandError> {
