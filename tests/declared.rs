@@ -1,6 +1,7 @@
 //! Resources, prompts and completions declared with `#[resource]` and `#[prompt]`: in
 //! process through `Resources` and `Prompts` (reads, template matching, completions, every
-//! structured error), and over MCP through the official Python client
+//! structured error), over MCP with an in-process rmcp client (subscriptions per
+//! connection, forgotten when it ends), and through the official Python client
 //! (`tests/interop/declared.py` against the `afd-decl-fixture` binary, over stdio and
 //! streamable HTTP).
 //!
@@ -14,6 +15,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use std::sync::{Arc, Mutex};
+
+use afd_runtime::mcp::McpServer;
 use afd_runtime::prelude::*;
 use afd_runtime::prompt::{PromptMessage, Prompts, Role};
 use afd_runtime::resource::Resources;
@@ -336,6 +340,127 @@ fn conflicting_declarations_are_refused_with_both_locations() {
         "{twice}"
     );
     assert!(Resources::empty().is_empty());
+}
+
+/// A client that records the `notifications/resources/updated` it receives.
+#[derive(Clone, Default)]
+struct Watcher {
+    updated: Arc<Mutex<Vec<String>>>,
+    arrived: Arc<tokio::sync::Notify>,
+}
+
+impl rmcp::ClientHandler for Watcher {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.updated.lock().unwrap().push(params.uri);
+        self.arrived.notify_waiters();
+    }
+}
+
+impl Watcher {
+    async fn connect(
+        server: &McpServer,
+    ) -> (
+        rmcp::service::RunningService<rmcp::RoleClient, Watcher>,
+        Watcher,
+    ) {
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        let connection = server.clone();
+        tokio::spawn(async move {
+            let (read, write) = tokio::io::split(server_io);
+            let _ = connection.serve_stream(read, write).await;
+        });
+        let watcher = Watcher::default();
+        let service = rmcp::ServiceExt::serve(watcher.clone(), client_io)
+            .await
+            .expect("the client connects");
+        (service, watcher)
+    }
+
+    /// Until `count` updates have arrived (the test's timeout bounds it).
+    async fn wait_for(&self, count: usize) -> Vec<String> {
+        loop {
+            let arrived = self.arrived.notified();
+            let updated = self.updated.lock().unwrap().clone();
+            if updated.len() >= count {
+                return updated;
+            }
+            arrived.await;
+        }
+    }
+}
+
+#[tokio::test]
+#[allow(deprecated)] // resources/subscribe is the 2025 protocol generation's, spoken here on purpose
+async fn updates_reach_subscribed_connections_only_and_end_with_them() {
+    use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
+
+    let server = McpServer::builder(Registry::global()).build().unwrap();
+    let resources = server.resources().clone();
+    let (a, a_updates) = Watcher::connect(&server).await;
+    let (b, b_updates) = Watcher::connect(&server).await;
+
+    let info = a.peer().peer_info().unwrap();
+    let capabilities = serde_json::to_value(&info.capabilities).unwrap();
+    assert_eq!(capabilities["resources"]["subscribe"], true);
+    assert!(capabilities["prompts"].is_object() && capabilities["completions"].is_object());
+
+    a.peer()
+        .subscribe(SubscribeRequestParams::new("demo://greeting"))
+        .await
+        .unwrap();
+    b.peer()
+        .subscribe(SubscribeRequestParams::new("demo://orders/1/lines/2"))
+        .await
+        .unwrap();
+    let refused = b
+        .peer()
+        .subscribe(SubscribeRequestParams::new("demo://nothing"))
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("no resource at 'demo://nothing'"),
+        "{refused}"
+    );
+
+    let wait = std::time::Duration::from_secs(20);
+    assert_eq!(resources.updated("demo://greeting").await, 1);
+    assert_eq!(resources.updated("demo://orders/1/lines/2").await, 1);
+    let b_got = tokio::time::timeout(wait, b_updates.wait_for(1))
+        .await
+        .unwrap();
+    let a_got = tokio::time::timeout(wait, a_updates.wait_for(1))
+        .await
+        .unwrap();
+    assert_eq!(a_got, ["demo://greeting"]);
+    assert_eq!(b_got, ["demo://orders/1/lines/2"]);
+
+    a.peer()
+        .unsubscribe(UnsubscribeRequestParams::new("demo://greeting"))
+        .await
+        .unwrap();
+    assert_eq!(resources.updated("demo://greeting").await, 0);
+
+    // A connection that ends takes its subscriptions with it.
+    assert_eq!(
+        resources.updates().subscribers("demo://orders/1/lines/2"),
+        1
+    );
+    b.cancel().await.unwrap();
+    let deadline = tokio::time::Instant::now() + wait;
+    while resources.updates().subscribers("demo://orders/1/lines/2") > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the ended connection's subscription stayed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    a.cancel().await.unwrap();
 }
 
 #[test]
