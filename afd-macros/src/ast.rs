@@ -1,6 +1,7 @@
 //! What each macro is given, as the later stages see it: the handler function of
 //! `#[command]` (its parameters and return type, borrowed from the syn input so every
-//! error keeps the user's span) and the declaration of `context!` (its doc comments and
+//! error keeps the user's span), the function of `#[resource]` or `#[prompt]` (its named
+//! parameters and return type), and the declaration of `context!` (its doc comments and
 //! keys).
 
 use proc_macro2::TokenStream;
@@ -200,26 +201,150 @@ impl<'a> Handler<'a> {
 
     /// The description: doc lines joined into paragraphs.
     pub fn description(&self) -> String {
-        let mut paragraphs: Vec<String> = Vec::new();
-        let mut current = String::new();
-        for line in &self.docs {
-            let line = line.trim();
-            if line.is_empty() {
-                if !current.is_empty() {
-                    paragraphs.push(std::mem::take(&mut current));
-                }
-            } else {
-                if !current.is_empty() {
-                    current.push(' ');
-                }
-                current.push_str(line);
+        paragraphs(&self.docs)
+    }
+}
+
+/// A named parameter of a resource's or prompt's function.
+pub struct NamedParam<'a> {
+    pub ident: &'a syn::Ident,
+    pub ty: &'a Type,
+}
+
+/// A parameter of a resource's or prompt's function.
+pub enum DeclParam<'a> {
+    /// A value: a template variable of a resource, the arguments of a prompt.
+    Value(NamedParam<'a>),
+    /// The context, by reference or by value.
+    Context { by_ref: bool },
+}
+
+/// The function under `#[resource]` or `#[prompt]`.
+pub struct DeclFn<'a> {
+    pub item: &'a ItemFn,
+    pub params: Vec<DeclParam<'a>>,
+    /// The return type; `None` for `()`.
+    pub output: Option<&'a Type>,
+    pub docs: Vec<String>,
+}
+
+impl<'a> DeclFn<'a> {
+    /// Reads the function, recording every unusable part in `errors`; `what` is "a
+    /// resource" or "a prompt", for messages.
+    pub fn from_fn(errors: &Errors, item: &'a ItemFn, what: &str) -> DeclFn<'a> {
+        let sig = &item.sig;
+        if let Some(constness) = &sig.constness {
+            errors.error_spanned_by(constness, format!("{what} cannot be a `const fn`"));
+        }
+        if let Some(unsafety) = &sig.unsafety {
+            errors.error_spanned_by(unsafety, format!("{what} cannot be an `unsafe fn`"));
+        }
+        if let Some(abi) = &sig.abi {
+            errors.error_spanned_by(abi, format!("{what} cannot have an `extern` ABI"));
+        }
+        if let Some(variadic) = &sig.variadic {
+            errors.error_spanned_by(variadic, format!("{what} cannot be variadic"));
+        }
+        if !sig.generics.params.is_empty() {
+            errors.error_spanned_by(
+                &sig.generics,
+                format!("{what} cannot have generic or lifetime parameters"),
+            );
+        } else if let Some(where_clause) = &sig.generics.where_clause {
+            errors.error_spanned_by(where_clause, format!("{what} cannot have a `where` clause"));
+        }
+        if !sig
+            .inputs
+            .iter()
+            .any(|arg| matches!(arg, FnArg::Receiver(_)))
+            && let Some(self_type) = find_self_type(quote::quote!(#sig))
+        {
+            errors.error_spanned_by(
+                self_type,
+                format!("{what} must be a free function, not an associated function: move it out of the `impl` block"),
+            );
+        }
+        let mut params = Vec::new();
+        for arg in &sig.inputs {
+            match arg {
+                FnArg::Receiver(receiver) => errors.error_spanned_by(
+                    receiver,
+                    format!("{what} must be a free function, not a method: move it out of the `impl` block"),
+                ),
+                FnArg::Typed(typed) => match classify_param(&typed.ty) {
+                    ParamKind::Context { by_ref } => params.push(DeclParam::Context { by_ref }),
+                    ParamKind::MutContext(reference) => errors.error_spanned_by(
+                        borrow_tokens(reference),
+                        "the context cannot be borrowed mutably: take `&CommandContext` or `CommandContext`",
+                    ),
+                    ParamKind::Other if contains_impl_trait(&typed.ty) => errors.error_spanned_by(
+                        &typed.ty,
+                        format!("a parameter of {what} cannot be `impl Trait`: name a concrete type"),
+                    ),
+                    ParamKind::Other => match &*typed.pat {
+                        Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                            params.push(DeclParam::Value(NamedParam {
+                                ident: &ident.ident,
+                                ty: &typed.ty,
+                            }));
+                        }
+                        pattern => errors.error_spanned_by(
+                            pattern,
+                            format!("a parameter of {what} is a plain name: its name is what it binds"),
+                        ),
+                    },
+                },
             }
         }
-        if !current.is_empty() {
-            paragraphs.push(current);
+        let output = match &sig.output {
+            ReturnType::Type(_, ty) if !matches!(&**ty, Type::Tuple(tuple) if tuple.elems.is_empty()) => {
+                Some(&**ty)
+            }
+            _ => None,
+        };
+        DeclFn {
+            item,
+            params,
+            output,
+            docs: doc_lines(item),
         }
-        paragraphs.join("\n\n")
     }
+
+    /// The value parameters, in order.
+    pub fn values(&self) -> impl Iterator<Item = &NamedParam<'a>> {
+        self.params.iter().filter_map(|param| match param {
+            DeclParam::Value(named) => Some(named),
+            DeclParam::Context { .. } => None,
+        })
+    }
+
+    /// The doc comment as one paragraph per blank-line-separated block.
+    pub fn description(&self) -> String {
+        paragraphs(&self.docs)
+    }
+}
+
+/// Doc lines joined into paragraphs (a blank line between two).
+fn paragraphs(docs: &[String]) -> String {
+    let mut paragraphs: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for line in docs {
+        let line = line.trim();
+        if line.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(std::mem::take(&mut current));
+            }
+        } else {
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(line);
+        }
+    }
+    if !current.is_empty() {
+        paragraphs.push(current);
+    }
+    paragraphs.join("\n\n")
 }
 
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {

@@ -1,5 +1,6 @@
-//! The arguments of `#[command(...)]` and the keys of `context! { ... }`: comma-separated
-//! lists of `key = "value"`, `key("a", "b")` and bare flags, read into typed attributes.
+//! The arguments of `#[command(...)]`, `#[resource(...)]` and `#[prompt(...)]` and the keys
+//! of `context! { ... }`: comma-separated lists of `key = "value"`, `key("a", "b")`,
+//! `complete(arg = path)` and bare flags, read into typed attributes.
 //! Each key is set at most once; an unknown or malformed key is recorded and reading
 //! carries on, so that every mistake is reported at once.
 
@@ -11,7 +12,7 @@ use syn::punctuated::Punctuated;
 use syn::{LitBool, LitInt, LitStr, Token};
 
 use crate::errors::Errors;
-use crate::words::{CommandKey, ContextKey, ExecutionTime, Surface, Words};
+use crate::words::{CommandKey, ContextKey, ExecutionTime, PromptKey, ResourceKey, Surface, Words};
 
 /// One attribute value: remembers the tokens it was set with, and flags a second setting.
 pub struct Attr<T> {
@@ -191,6 +192,129 @@ impl ContextAttrs {
         }
         Ok(())
     }
+}
+
+/// One `arg = path::to_fn` of `complete(...)`.
+pub struct Completer {
+    pub argument: syn::Ident,
+    pub function: syn::Path,
+}
+
+/// The parsed `#[resource(...)]` arguments.
+pub struct ResourceAttrs {
+    pub uri: Attr<LitStr>,
+    pub uri_template: Attr<LitStr>,
+    pub name: Attr<LitStr>,
+    pub title: Attr<LitStr>,
+    pub description: Attr<LitStr>,
+    pub mime_type: Attr<LitStr>,
+    pub complete: Attr<Vec<Completer>>,
+    pub crate_path: Attr<syn::Path>,
+}
+
+impl ResourceAttrs {
+    /// Parses the arguments, recording every mistake in `errors` and carrying on.
+    pub fn parse(errors: &Errors, args: TokenStream) -> ResourceAttrs {
+        let mut attrs = ResourceAttrs {
+            uri: Attr::none(ResourceKey::Uri),
+            uri_template: Attr::none(ResourceKey::UriTemplate),
+            name: Attr::none(ResourceKey::Name),
+            title: Attr::none(ResourceKey::Title),
+            description: Attr::none(ResourceKey::Description),
+            mime_type: Attr::none(ResourceKey::MimeType),
+            complete: Attr::none(ResourceKey::Complete),
+            crate_path: Attr::none(ResourceKey::Crate),
+        };
+        parse_keys(errors, args, |key, meta| attrs.set(errors, key, meta));
+        attrs
+    }
+
+    fn set(
+        &mut self,
+        errors: &Errors,
+        key: ResourceKey,
+        meta: &ParseNestedMeta<'_>,
+    ) -> syn::Result<()> {
+        let path = &meta.path;
+        match key {
+            ResourceKey::Uri => self.uri.set(errors, path, string_value(meta)?),
+            ResourceKey::UriTemplate => self.uri_template.set(errors, path, string_value(meta)?),
+            ResourceKey::Name => self.name.set(errors, path, string_value(meta)?),
+            ResourceKey::Title => self.title.set(errors, path, string_value(meta)?),
+            ResourceKey::Description => self.description.set(errors, path, string_value(meta)?),
+            ResourceKey::MimeType => self.mime_type.set(errors, path, string_value(meta)?),
+            ResourceKey::Complete => self.complete.set(errors, path, completers(errors, meta)?),
+            ResourceKey::Crate => self.crate_path.set(errors, path, crate_path(meta)?),
+        }
+        Ok(())
+    }
+}
+
+/// The parsed `#[prompt(...)]` arguments.
+pub struct PromptAttrs {
+    pub name: Attr<LitStr>,
+    pub title: Attr<LitStr>,
+    pub description: Attr<LitStr>,
+    pub complete: Attr<Vec<Completer>>,
+    pub crate_path: Attr<syn::Path>,
+}
+
+impl PromptAttrs {
+    /// Parses the arguments, recording every mistake in `errors` and carrying on.
+    pub fn parse(errors: &Errors, args: TokenStream) -> PromptAttrs {
+        let mut attrs = PromptAttrs {
+            name: Attr::none(PromptKey::Name),
+            title: Attr::none(PromptKey::Title),
+            description: Attr::none(PromptKey::Description),
+            complete: Attr::none(PromptKey::Complete),
+            crate_path: Attr::none(PromptKey::Crate),
+        };
+        parse_keys(errors, args, |key, meta| attrs.set(errors, key, meta));
+        attrs
+    }
+
+    fn set(
+        &mut self,
+        errors: &Errors,
+        key: PromptKey,
+        meta: &ParseNestedMeta<'_>,
+    ) -> syn::Result<()> {
+        let path = &meta.path;
+        match key {
+            PromptKey::Name => self.name.set(errors, path, string_value(meta)?),
+            PromptKey::Title => self.title.set(errors, path, string_value(meta)?),
+            PromptKey::Description => self.description.set(errors, path, string_value(meta)?),
+            PromptKey::Complete => self.complete.set(errors, path, completers(errors, meta)?),
+            PromptKey::Crate => self.crate_path.set(errors, path, crate_path(meta)?),
+        }
+        Ok(())
+    }
+}
+
+/// `complete(arg = path::to_fn, ...)`: each argument once.
+fn completers(errors: &Errors, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Completer>> {
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error("expected `complete(argument = path::to_function, ...)`"));
+    }
+    let mut completers: Vec<Completer> = Vec::new();
+    meta.parse_nested_meta(|inner| {
+        let Some(argument) = inner.path.get_ident().cloned() else {
+            return Err(
+                inner.error("expected an argument name: `complete(argument = path::to_function)`")
+            );
+        };
+        if !inner.input.peek(Token![=]) {
+            return Err(inner.error(format!("expected `{argument} = path::to_function`")));
+        }
+        let function = inner.value()?.parse::<syn::Path>()?;
+        if completers.iter().any(|seen| seen.argument == argument) {
+            errors.error_spanned_by(&argument, format!("duplicate completion for `{argument}`"));
+        } else {
+            completers.push(Completer { argument, function });
+        }
+        Ok(())
+    })?;
+    Ok(completers)
 }
 
 /// Reads `key = value, ...`: each key is looked up in `K` (an unknown one is an error

@@ -1,6 +1,8 @@
-//! Both macros from end to end (parse, validate, then generate), and the code generation:
+//! Every macro from end to end (parse, validate, then generate), and the code generation:
 //! for a command, its definition, type-erased handler, schemas and `inventory`
-//! registration; for a context, its definition and registration. Generated code reaches the
+//! registration; for a resource or a prompt, its definition, type-erased function
+//! (template variables or arguments decoded, the return value converted) and registration;
+//! for a context, its definition and registration. Generated code reaches the
 //! runtime only through `::afd_runtime::__private` (`<path>::__private` under
 //! `crate = "path"`).
 
@@ -9,8 +11,8 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr, Type};
 
-use crate::ast::{Declaration, Handler, Output, Param};
-use crate::attr::CommandAttrs;
+use crate::ast::{DeclFn, DeclParam, Declaration, Handler, Output, Param};
+use crate::attr::{CommandAttrs, Completer, PromptAttrs, ResourceAttrs};
 use crate::errors::Errors;
 use crate::valid;
 use crate::words::ExecutionTime;
@@ -23,6 +25,26 @@ pub fn command(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
     valid::command(&errors, &attrs, &handler);
     errors.check()?;
     Ok(generate_command(&attrs, &handler))
+}
+
+/// Expands `#[resource(args)] item`: all of its mistakes, or the resource.
+pub fn resource(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
+    let errors = Errors::default();
+    let attrs = ResourceAttrs::parse(&errors, args);
+    let decl = DeclFn::from_fn(&errors, item, "a resource");
+    valid::resource(&errors, &attrs, &decl);
+    errors.check()?;
+    Ok(generate_resource(&attrs, &decl))
+}
+
+/// Expands `#[prompt(args)] item`: all of its mistakes, or the prompt.
+pub fn prompt(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
+    let errors = Errors::default();
+    let attrs = PromptAttrs::parse(&errors, args);
+    let decl = DeclFn::from_fn(&errors, item, "a prompt");
+    valid::prompt(&errors, &attrs, &decl);
+    errors.check()?;
+    Ok(generate_prompt(&attrs, &decl))
 }
 
 /// Expands `context! { input }`: all of its mistakes, or the context's registration.
@@ -91,6 +113,231 @@ fn generate_command(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream 
                 }
             };
         }
+    }
+}
+
+fn generate_resource(attrs: &ResourceAttrs, decl: &DeclFn<'_>) -> TokenStream {
+    let rt = runtime(attrs.crate_path.get());
+    let item = decl.item;
+    let ident = &item.sig.ident;
+    let vis = &item.vis;
+    let name = valid::declared_name(attrs.name.get(), decl);
+    let description = valid::declared_description(attrs.description.get(), decl);
+    let (constructor, uri) = match (attrs.uri.get(), attrs.uri_template.get()) {
+        (Some(uri), _) => (quote!(new), uri),
+        (None, Some(template)) => (quote!(template), template),
+        (None, None) => unreachable!("validated"),
+    };
+    let mut calls = TokenStream::new();
+    if let Some(title) = attrs.title.get() {
+        calls.extend(quote!(.with_title(#title)));
+    }
+    if let Some(mime) = attrs.mime_type.get() {
+        calls.extend(quote!(.with_mime_type(#mime)));
+    }
+    calls.extend(completions(attrs.complete.get()));
+    let mime = match attrs.mime_type.get() {
+        Some(mime) => quote!(#rt::Option::Some(#mime)),
+        None => quote!(#rt::Option::None),
+    };
+
+    let mut decode = TokenStream::new();
+    let mut args = Vec::new();
+    for (index, param) in decl.params.iter().enumerate() {
+        match param {
+            DeclParam::Value(named) => {
+                let binding = syn::Ident::new(&format!("__afd_var_{index}"), Span::call_site());
+                let ty = named.ty;
+                let variable = named.ident.to_string();
+                decode.extend(quote_spanned! {ty.span()=>
+                    let #binding: #ty = match #rt::template_variable::<#ty>(&__afd_request, #variable) {
+                        #rt::Result::Ok(value) => value,
+                        #rt::Result::Err(error) => return #rt::Result::Err(error),
+                    };
+                });
+                args.push(quote!(#binding));
+            }
+            DeclParam::Context { by_ref: true } => args.push(quote!(&__afd_ctx)),
+            DeclParam::Context { by_ref: false } => {
+                args.push(quote!(::core::clone::Clone::clone(&__afd_ctx)));
+            }
+        }
+    }
+    let output = decl.output.expect("validated");
+    let await_ = item.sig.asyncness.map(|_| quote!(.await));
+    let convert = quote_spanned! {output.span()=>
+        #rt::resource_contents::<#output>(__afd_output, &__afd_uri, #mime)
+    };
+    let body = quote! {
+        #decode
+        let __afd_uri: ::std::string::String = ::std::borrow::ToOwned::to_owned(__afd_request.uri());
+        let __afd_ctx = __afd_request.into_context();
+        let __afd_output = #ident(#(#args),*) #await_;
+        #convert
+    };
+    let boxed = boxed_future(decl, &rt, body);
+    let location = source_location(ident.span(), &rt);
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+
+        #[automatically_derived]
+        #[allow(clippy::all)]
+        impl #ident {
+            /// The resource's definition, for explicit registration.
+            #[doc(hidden)]
+            pub const RESOURCE: &'static #rt::ResourceDef = &#rt::ResourceDef::#constructor(
+                #uri,
+                #name,
+                #description,
+                Self::__afd_read,
+                #location,
+            )
+            #calls;
+
+            #[doc(hidden)]
+            #[allow(unused_variables)]
+            fn __afd_read(__afd_request: #rt::ResourceRequest) -> #rt::ResourceFuture {
+                #boxed
+            }
+
+            #[doc(hidden)]
+            #[allow(dead_code)]
+            const __AFD_REGISTRATION: () = {
+                #rt::inventory::submit! {
+                    #rt::ResourceRegistration::new(#ident::RESOURCE)
+                }
+            };
+        }
+    }
+}
+
+fn generate_prompt(attrs: &PromptAttrs, decl: &DeclFn<'_>) -> TokenStream {
+    let rt = runtime(attrs.crate_path.get());
+    let item = decl.item;
+    let ident = &item.sig.ident;
+    let vis = &item.vis;
+    let name = valid::declared_name(attrs.name.get(), decl);
+    let description = valid::declared_description(attrs.description.get(), decl);
+    let mut calls = TokenStream::new();
+    if let Some(title) = attrs.title.get() {
+        calls.extend(quote!(.with_title(#title)));
+    }
+    calls.extend(completions(attrs.complete.get()));
+
+    let input = decl.values().next().map(|named| named.ty);
+    let (schema, schema_fn, decode) = match input {
+        Some(ty) => (
+            quote!(#rt::Option::Some(Self::__afd_arguments_schema as fn() -> #rt::Value)),
+            quote_spanned! {ty.span()=>
+                #[doc(hidden)]
+                fn __afd_arguments_schema() -> #rt::Value {
+                    #rt::prompt_arguments_schema::<#ty>()
+                }
+            },
+            quote_spanned! {ty.span()=>
+                let __afd_input: #ty = match #rt::prompt_arguments::<#ty>(#name, __afd_arguments) {
+                    #rt::Result::Ok(input) => input,
+                    #rt::Result::Err(error) => return #rt::Result::Err(error),
+                };
+            },
+        ),
+        None => (
+            quote!(#rt::Option::None),
+            TokenStream::new(),
+            quote!(let _ = __afd_arguments;),
+        ),
+    };
+    let args = decl.params.iter().map(|param| match param {
+        DeclParam::Value(_) => quote!(__afd_input),
+        DeclParam::Context { by_ref: true } => quote!(&__afd_ctx),
+        DeclParam::Context { by_ref: false } => quote!(::core::clone::Clone::clone(&__afd_ctx)),
+    });
+    let output = decl.output.expect("validated");
+    let await_ = item.sig.asyncness.map(|_| quote!(.await));
+    let convert = quote_spanned! {output.span()=>
+        #rt::prompt_messages::<#output>(__afd_output)
+    };
+    let body = quote! {
+        #decode
+        let __afd_output = #ident(#(#args),*) #await_;
+        #convert
+    };
+    let boxed = boxed_future(decl, &rt, body);
+    let location = source_location(ident.span(), &rt);
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+
+        #[automatically_derived]
+        #[allow(clippy::all)]
+        impl #ident {
+            /// The prompt's definition, for explicit registration.
+            #[doc(hidden)]
+            pub const PROMPT: &'static #rt::PromptDef = &#rt::PromptDef::new(
+                #name,
+                #description,
+                #schema,
+                Self::__afd_render,
+                #location,
+            )
+            #calls;
+
+            #schema_fn
+
+            #[doc(hidden)]
+            #[allow(unused_variables)]
+            fn __afd_render(
+                __afd_arguments: #rt::Map<::std::string::String, #rt::Value>,
+                __afd_ctx: #rt::CommandContext,
+            ) -> #rt::PromptFuture {
+                #boxed
+            }
+
+            #[doc(hidden)]
+            #[allow(dead_code)]
+            const __AFD_REGISTRATION: () = {
+                #rt::inventory::submit! {
+                    #rt::PromptRegistration::new(#ident::PROMPT)
+                }
+            };
+        }
+    }
+}
+
+/// `.with_completions(&[("arg", path::to_fn), ...])`: each function coerced to the
+/// runtime's completion function type where the user named it, so a wrong signature is
+/// reported on the path.
+fn completions(completers: Option<&Vec<Completer>>) -> TokenStream {
+    let Some(completers) = completers.filter(|completers| !completers.is_empty()) else {
+        return TokenStream::new();
+    };
+    let entries = completers.iter().map(|completer| {
+        let argument = completer.argument.to_string();
+        let function = &completer.function;
+        quote!((#argument, #function))
+    });
+    quote!(.with_completions(&[#(#entries),*]))
+}
+
+/// `Box::pin(async move { body })`, spanned at the user's `async` (or `fn`) so that a
+/// future that is not `Send` is reported there.
+fn boxed_future(decl: &DeclFn<'_>, rt: &TokenStream, body: TokenStream) -> TokenStream {
+    let sig = &decl.item.sig;
+    let fn_span = sig
+        .asyncness
+        .map_or_else(|| sig.fn_token.span(), |a| a.span());
+    let rt_at_fn = respan(rt, fn_span);
+    quote_spanned! {fn_span=>
+        #rt_at_fn::Box::pin(async move {
+            #body
+        })
     }
 }
 

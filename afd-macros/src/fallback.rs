@@ -1,4 +1,5 @@
-//! What to emit when a macro call has errors. For `#[command]`, the user's function,
+//! What to emit when a macro call has errors. For `#[command]`, `#[resource]` and
+//! `#[prompt]`, the user's function,
 //! untouched, beside the errors, so one mistake does not cascade into "cannot find
 //! function" errors elsewhere; for `context!`, which defines nothing the user's code names,
 //! the errors alone.
@@ -6,7 +7,7 @@
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
-/// The function plus `compile_error!`s.
+/// The function plus `compile_error!`s (for every attribute that goes on a function).
 pub fn command(item: &syn::ItemFn, error: syn::Error) -> TokenStream {
     let errors = error.into_compile_error();
     quote! {
@@ -21,15 +22,16 @@ pub fn context(error: syn::Error) -> TokenStream {
 }
 
 /// The item the attribute was put on, unchanged, with an error on what it is instead of a
-/// function: `struct Thing` in "`#[command]` goes on a free function, not a struct".
-pub fn not_a_function(item: TokenStream) -> TokenStream {
+/// function: `struct Thing` in "`#[command]` goes on a free function, not a struct";
+/// `attribute` is the attribute's name.
+pub fn not_a_function(attribute: &str, item: TokenStream) -> TokenStream {
     let (what, head) = match syn::parse2::<syn::Item>(item.clone()) {
         Ok(parsed) => describe(&parsed),
         Err(_) => (None, item.clone()),
     };
     let message = match what {
-        Some(what) => format!("`#[command]` goes on a free function, not {what}"),
-        None => "`#[command]` goes on a free function".to_owned(),
+        Some(what) => format!("`#[{attribute}]` goes on a free function, not {what}"),
+        None => format!("`#[{attribute}]` goes on a free function"),
     };
     let error = syn::Error::new_spanned(head, message).into_compile_error();
     quote! {

@@ -1,8 +1,8 @@
-//! The `#[command]` attribute and the `context!` declaration of afd-rs. Use them through
-//! `afd_runtime::command` (or `afd_runtime::prelude`) and `afd_runtime::context!`; this
+//! The `#[command]`, `#[resource]` and `#[prompt]` attributes and the `context!`
+//! declaration of afd-rs. Use them through `afd_runtime` (or `afd_runtime::prelude`); this
 //! crate is an implementation detail.
 //!
-//! Both run the same stages: `attr` reads the keys into typed attributes (`words` holds the
+//! All run the same stages: `attr` reads the keys into typed attributes (`words` holds the
 //! sets of keys) and `ast` the rest of the input, `valid` checks the values as a whole,
 //! `expand` generates the code. Every stage records its mistakes in one `Errors` and
 //! carries on; if there is any, `fallback` emits them all instead of the code.
@@ -13,6 +13,7 @@ mod case;
 mod errors;
 mod expand;
 mod fallback;
+mod uri;
 mod valid;
 mod words;
 
@@ -26,7 +27,31 @@ pub fn command(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(function) => expand::command(args.into(), &function)
             .unwrap_or_else(|error| fallback::command(&function, error))
             .into(),
-        Err(_) => fallback::not_a_function(item).into(),
+        Err(_) => fallback::not_a_function("command", item).into(),
+    }
+}
+
+/// Declares a resource at a fixed URI or a URI template: see `afd_runtime::resource`.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item: proc_macro2::TokenStream = item.into();
+    match syn::parse2::<syn::ItemFn>(item.clone()) {
+        Ok(function) => expand::resource(args.into(), &function)
+            .unwrap_or_else(|error| fallback::command(&function, error))
+            .into(),
+        Err(_) => fallback::not_a_function("resource", item).into(),
+    }
+}
+
+/// Declares a prompt: see `afd_runtime::prompt`.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item: proc_macro2::TokenStream = item.into();
+    match syn::parse2::<syn::ItemFn>(item.clone()) {
+        Ok(function) => expand::prompt(args.into(), &function)
+            .unwrap_or_else(|error| fallback::command(&function, error))
+            .into(),
+        Err(_) => fallback::not_a_function("prompt", item).into(),
     }
 }
 

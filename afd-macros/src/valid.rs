@@ -1,13 +1,15 @@
 //! Checks on the values as a whole: names (valid MCP tool names when given, kebab-case
 //! when derived from the function; context names in kebab-case), keys that require another key,
 //! the doc comment, repeated list entries, and for `#[command]` the attributes against the
-//! function. Every failed check is recorded; none stops the others.
+//! function. For `#[resource]`: the URI or template, and the template's variables against
+//! the function's parameters; for `#[prompt]`: the name and the one arguments parameter.
+//! Every failed check is recorded; none stops the others.
 
 use proc_macro2::Span;
 use syn::LitStr;
 
-use crate::ast::{Declaration, Handler};
-use crate::attr::{CommandAttrs, ContextAttrs};
+use crate::ast::{DeclFn, Declaration, Handler};
+use crate::attr::{CommandAttrs, ContextAttrs, PromptAttrs, ResourceAttrs};
 use crate::case::{is_kebab, is_screaming_snake, is_tool_name, to_kebab};
 use crate::errors::Errors;
 
@@ -111,6 +113,177 @@ pub fn command(errors: &Errors, attrs: &CommandAttrs, handler: &Handler<'_>) {
         && version.value().trim().is_empty()
     {
         errors.error_spanned_by(version, "`version` cannot be empty");
+    }
+}
+
+/// A resource's or prompt's name: `name = "..."`, else the function name in kebab-case.
+pub fn declared_name(name: Option<&LitStr>, decl: &DeclFn<'_>) -> String {
+    name.map(LitStr::value)
+        .unwrap_or_else(|| to_kebab(&decl.item.sig.ident.to_string()))
+}
+
+/// The description: `description = "..."`, else the doc comment.
+pub fn declared_description(description: Option<&LitStr>, decl: &DeclFn<'_>) -> String {
+    description
+        .map(LitStr::value)
+        .unwrap_or_else(|| decl.description())
+}
+
+/// Records every mistake in a resource's attributes and between them and the function.
+pub fn resource(errors: &Errors, attrs: &ResourceAttrs, decl: &DeclFn<'_>) {
+    let name = declared_name(attrs.name.get(), decl);
+    if name.trim().is_empty() {
+        errors.error_spanned_by(attrs.name.tokens(), "`name` cannot be empty");
+    }
+    if declared_description(attrs.description.get(), decl).is_empty() {
+        errors.error_at(
+            decl.item.sig.ident.span(),
+            "a resource needs a description: a doc comment or `description = \"...\"`",
+        );
+    }
+    if decl.output.is_none() {
+        errors.error_at(
+            decl.item.sig.ident.span(),
+            "a resource returns its contents: text (`-> String`), bytes (`-> Vec<u8>`) or `ResourceContents`",
+        );
+    }
+    if let Some(mime) = attrs.mime_type.get()
+        && !mime.value().contains('/')
+    {
+        errors.error_spanned_by(mime, "`mime_type` is a media type such as `text/plain`");
+    }
+    let variables = match (attrs.uri.get(), attrs.uri_template.get()) {
+        (Some(_), Some(_)) => {
+            errors.error_spanned_by(
+                attrs.uri_template.tokens(),
+                "a resource has `uri` or `uri_template`, not both",
+            );
+            return;
+        }
+        (None, None) => {
+            errors.error_at(
+                Span::call_site(),
+                "a resource needs `uri = \"...\"` or `uri_template = \"...\"`",
+            );
+            return;
+        }
+        (Some(uri), None) => {
+            let value = uri.value();
+            if value.contains(['{', '}']) {
+                errors.error_spanned_by(
+                    uri,
+                    "this URI holds `{...}`: declare a template with `uri_template = \"...\"`",
+                );
+            } else if let Err(message) = crate::uri::check_uri(&value) {
+                errors.error_spanned_by(uri, message);
+            }
+            if let Some(completers) = attrs.complete.get() {
+                for completer in completers {
+                    errors.error_spanned_by(
+                        &completer.argument,
+                        "completions are for template variables: a resource at a fixed `uri` has none",
+                    );
+                }
+            }
+            for param in decl.values() {
+                errors.error_spanned_by(
+                    param.ident,
+                    format!(
+                        "`{}` is not a variable of the URI: a resource at a fixed `uri` takes only the context",
+                        param.ident
+                    ),
+                );
+            }
+            return;
+        }
+        (None, Some(template)) => match crate::uri::template_variables(&template.value()) {
+            Ok(variables) => (template, variables),
+            Err(message) => {
+                errors.error_spanned_by(template, message);
+                return;
+            }
+        },
+    };
+    let (template, variables) = variables;
+    let list = variables
+        .iter()
+        .map(|name| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    for param in decl.values() {
+        let ident = param.ident.to_string();
+        if !variables.contains(&ident) {
+            errors.error_spanned_by(
+                param.ident,
+                format!(
+                    "`{ident}` is not a variable of `{}`: its variables are {list}",
+                    template.value()
+                ),
+            );
+        }
+    }
+    for variable in &variables {
+        if !decl.values().any(|param| param.ident == variable) {
+            errors.error_spanned_by(
+                template,
+                format!(
+                    "the template variable `{variable}` has no parameter: add `{variable}: String` to the function"
+                ),
+            );
+        }
+    }
+    for completer in attrs.complete.get().into_iter().flatten() {
+        if !variables.contains(&completer.argument.to_string()) {
+            errors.error_spanned_by(
+                &completer.argument,
+                format!(
+                    "`{}` is not a variable of `{}`: its variables are {list}",
+                    completer.argument,
+                    template.value()
+                ),
+            );
+        }
+    }
+}
+
+/// Records every mistake in a prompt's attributes and between them and the function.
+pub fn prompt(errors: &Errors, attrs: &PromptAttrs, decl: &DeclFn<'_>) {
+    let name = declared_name(attrs.name.get(), decl);
+    match attrs.name.get() {
+        Some(lit) => {
+            tool_name(errors, lit, "prompt names");
+        }
+        None if !is_tool_name(&name) => errors.error_at(
+            decl.item.sig.ident.span(),
+            format!("the prompt name `{name}` derived from this function is not usable; set `name = \"...\"`"),
+        ),
+        None => {}
+    }
+    if declared_description(attrs.description.get(), decl).is_empty() {
+        errors.error_at(
+            decl.item.sig.ident.span(),
+            "a prompt needs a description: a doc comment or `description = \"...\"`",
+        );
+    }
+    for extra in decl.values().skip(1) {
+        errors.error_spanned_by(
+            extra.ident,
+            "a prompt takes at most one arguments parameter: gather the arguments into one struct",
+        );
+    }
+    if decl.output.is_none() {
+        errors.error_at(
+            decl.item.sig.ident.span(),
+            "a prompt returns its messages: `-> Vec<PromptMessage>`",
+        );
+    }
+    if let (Some(completers), None) = (attrs.complete.get(), decl.values().next()) {
+        for completer in completers {
+            errors.error_spanned_by(
+                &completer.argument,
+                "this prompt takes no arguments: there is nothing to complete",
+            );
+        }
     }
 }
 

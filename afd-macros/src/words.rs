@@ -1,7 +1,8 @@
-//! The closed sets of words the macros accept: the keys of `#[command(...)]` and of
-//! `context! { ... }`, the surfaces of `expose(...)` and the execution times. Each set is an
-//! enum, so a `match` over it is checked for completeness, and a word outside the set is an
-//! error that suggests the closest member.
+//! The closed sets of words the macros accept: the keys of `#[command(...)]`,
+//! `#[resource(...)]`, `#[prompt(...)]` and `context! { ... }`, the surfaces of
+//! `expose(...)` and the execution times. Each set is an enum, so a `match` over it is
+//! checked for completeness, and a word outside the set is an error that suggests the
+//! closest member.
 
 use crate::case::closest;
 
@@ -104,6 +105,31 @@ words! {
         Priority = "priority",
         Triggers = "triggers",
         ReadOnly = "read_only",
+        Crate = "crate",
+    }
+}
+
+words! {
+    /// The keys of `#[resource(...)]`.
+    pub enum ResourceKey: "`#[resource]` key" {
+        Uri = "uri",
+        UriTemplate = "uri_template",
+        Name = "name",
+        Title = "title",
+        Description = "description",
+        MimeType = "mime_type",
+        Complete = "complete",
+        Crate = "crate",
+    }
+}
+
+words! {
+    /// The keys of `#[prompt(...)]`.
+    pub enum PromptKey: "`#[prompt]` key" {
+        Name = "name",
+        Title = "title",
+        Description = "description",
+        Complete = "complete",
         Crate = "crate",
     }
 }

@@ -6,12 +6,16 @@ extern crate self as afd_runtime;
 // Definitions and the registry: pure data.
 mod command;
 mod command_context;
+pub mod completion;
 mod content;
+mod declared;
 mod error;
 pub mod export;
 mod macro_support;
 pub mod progress;
+pub mod prompt;
 mod registry;
+pub mod resource;
 mod result;
 pub mod search;
 mod similarity;
@@ -43,6 +47,7 @@ pub use command::{
 pub use command_context::CommandContext;
 pub use content::{Content, ResourceContents, ResourceLink};
 pub use contexts::session::{NoContextPolicy, SessionConfig, Sessions};
+pub use declared::DeclarationError;
 pub use dispatch::{
     CallKind, CommandRequest, CommandService, Dispatcher, DispatcherBuilder, DispatcherError,
     HandlerService, Limits, Surface,
@@ -70,6 +75,11 @@ pub use afd_macros::command;
 /// Declares a runtime context (name, doc-comment description, parent, priority, trigger
 /// keywords, read-only flag), registered at link time like a command. See [`contexts`].
 pub use afd_macros::context;
+/// Declares a prompt: its name, description, arguments (from a struct) and the messages its
+/// function returns. See [`prompt`](mod@prompt).
+pub use afd_macros::prompt;
+/// Declares a resource at a fixed URI or a URI template. See [`resource`](mod@resource).
+pub use afd_macros::resource;
 
 pub use schemars;
 pub use serde;
@@ -82,6 +92,7 @@ pub mod prelude {
         codes,
     };
     pub use crate::{command, context};
+    pub use afd_macros::{prompt, resource};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
     pub use serde_json::{Value, json};
@@ -92,15 +103,25 @@ pub mod prelude {
 pub mod __private {
     pub use crate::command::{CommandDef, ExecutionTime, Expose, HandlerFuture, SourceLocation};
     pub use crate::command_context::CommandContext;
+    pub use crate::completion::CompleteFn;
     pub use crate::macro_support::{
         CommandFailure, CommandInputDecode, CommandInputSchema, CommandOutput, Outcome,
         OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, SyncBody, deserialize_input,
         from_command_result, from_output, from_result, input_schema, no_input_schema, sync_handler,
     };
+    pub use crate::prompt::{
+        PromptDef, PromptFuture, PromptRegistration, prompt_arguments, prompt_arguments_schema,
+        prompt_messages,
+    };
     pub use crate::registry::ContextDef;
     pub use crate::registry::Registration;
+    pub use crate::resource::{
+        ResourceDef, ResourceFuture, ResourceRegistration, ResourceRequest, resource_contents,
+        template_variable,
+    };
     pub use crate::result::CommandResult;
     pub use inventory;
+    pub use serde_json::Map;
     pub use serde_json::Value;
     pub use std::boxed::Box;
     pub use std::option::Option;

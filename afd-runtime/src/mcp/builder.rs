@@ -11,8 +11,11 @@ use super::tools::Rendering;
 use super::{COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, listing};
 use crate::command_context::CommandContext;
 use crate::contexts::NoContextPolicy;
+use crate::declared::DeclarationError;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
+use crate::prompt::Prompts;
 use crate::registry::Registry;
+use crate::resource::Resources;
 
 /// Why a server could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +39,9 @@ pub enum BuildError {
     /// An eager command is not exposed.
     #[error("eager command '{0}' is not exposed on this server")]
     Eager(String),
+    /// The declared resources or prompts conflict.
+    #[error(transparent)]
+    Declarations(#[from] DeclarationError),
 }
 
 /// Builds an [`McpServer`].
@@ -54,6 +60,8 @@ pub struct McpServerBuilder {
     session_tools: bool,
     output_schemas: bool,
     compact_schemas: bool,
+    resources: Option<Resources>,
+    prompts: Option<Prompts>,
 }
 
 impl McpServerBuilder {
@@ -74,7 +82,25 @@ impl McpServerBuilder {
             session_tools: false,
             output_schemas: true,
             compact_schemas: true,
+            resources: None,
+            prompts: None,
         }
+    }
+
+    /// The resources served beside the catalog's own (default: every `#[resource]` in the
+    /// binary, [`Resources::global`]). Keep a clone to say when one changed
+    /// ([`Resources::updated`]); [`McpServer::resources`] gives the same set.
+    #[must_use]
+    pub fn resources(mut self, resources: Resources) -> Self {
+        self.resources = Some(resources);
+        self
+    }
+
+    /// The prompts served (default: every `#[prompt]` in the binary, [`Prompts::global`]).
+    #[must_use]
+    pub fn prompts(mut self, prompts: Prompts) -> Self {
+        self.prompts = Some(prompts);
+        self
     }
 
     /// Whether a command's tool states the shape of its results' data as `outputSchema`
@@ -254,8 +280,18 @@ impl McpServerBuilder {
         // Build the search index and afd-discover's lists off the serving path, so the
         // first discover does not pay.
         dispatcher.warm_in_background();
+        let resources = match self.resources {
+            Some(resources) => resources,
+            None => Resources::try_global()?.clone(),
+        };
+        let prompts = match self.prompts {
+            Some(prompts) => prompts,
+            None => Prompts::try_global()?.clone(),
+        };
         Ok(McpServer::new(Inner {
             dispatcher,
+            resources,
+            prompts,
             strategy,
             name: self.name,
             version: self.version,

@@ -1,13 +1,17 @@
 //! rmcp's [`ServerHandler`] for [`McpServer`], written by hand over the catalog: server
-//! info, `tools/list`, the resources, and `tools/call` through the one call path.
+//! info, `tools/list`, the resources (with subscriptions), the prompts, completions, and
+//! `tools/call` through the one call path.
 
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorData, Implementation,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
+    ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -15,23 +19,31 @@ use serde_json::Value;
 
 use super::call::{CALL_PANICKED, ToolCall};
 use super::listing::{encode_cursor, offset};
-use super::resources;
 use super::server::McpServer;
+use super::{prompts, resources};
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .enable_resources()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
-            self.inner.name.clone(),
-            self.inner.version.clone(),
-        ))
-        .with_instructions(self.inner.instructions.clone())
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build();
+        // Prompts and completions only when the app declares prompts or resource
+        // templates; the resource lists never change, so no `listChanged`.
+        if !self.inner.prompts.is_empty() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if !self.inner.prompts.is_empty() || self.inner.resources.templates().next().is_some() {
+            capabilities.completions = Some(Default::default());
+        }
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(
+                self.inner.name.clone(),
+                self.inner.version.clone(),
+            ))
+            .with_instructions(self.inner.instructions.clone())
     }
 
     async fn list_tools(
@@ -48,7 +60,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let all = resources::all(&self.inner.dispatcher);
+        let all = resources::all(&self.inner.dispatcher, &self.inner.resources);
         let offset = offset(request.and_then(|r| r.cursor), all.len())?;
         Ok(resources::page(
             all,
@@ -63,7 +75,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(resources::templates())
+        Ok(resources::templates(&self.inner.resources))
     }
 
     async fn read_resource(
@@ -71,9 +83,85 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read(&self.inner.dispatcher, &request.uri)
+        resources::read(
+            &self.inner.dispatcher,
+            &self.inner.resources,
+            self.inner.context.clone(),
+            &request.uri,
+        )
+        .await
+        .map(Into::into)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let declared = &self.inner.resources;
+        if declared.find(&request.uri).is_none() {
+            let mut error = declared.not_found(&request.uri);
+            error.message = format!(
+                "{}: only the app's declared resources can be subscribed to",
+                error.message
+            );
+            return Err(resources::error_data(error));
+        }
+        let peer = context.peer.clone();
+        declared
+            .updates()
+            .subscribe(self.subscriber(), request.uri, move |uri| {
+                let peer = peer.clone();
+                async move {
+                    if let Err(error) = peer
+                        .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+                        .await
+                    {
+                        tracing::debug!(%error, "a resource update could not be sent");
+                    }
+                }
+            });
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Unsubscribing from what was not subscribed to is not an error: the result is
+        // the same.
+        self.inner
+            .resources
+            .updates()
+            .unsubscribe(self.subscriber(), &request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(prompts::list(&self.inner.prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        prompts::get(&self.inner.prompts, self.inner.context.clone(), request)
             .await
             .map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        prompts::complete(&self.inner.prompts, &self.inner.resources, &request)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -23,8 +23,9 @@
 //! [`McpServer`] (`server`); rmcp reaches it through the `ServerHandler` in `handler`, the
 //! stdio front (`stream`) answers `tools/call` before rmcp, and both run a call through the
 //! one function in `call`. `tools` defines the tools (their schemas as `advertise` renders
-//! them), `listing` lists them per strategy and per session, `resources` serves the catalog
-//! as resources, `http` the HTTP transport.
+//! them), `listing` lists them per strategy and per session, `resources` serves the app's
+//! declared resources and the catalog as resources, `prompts` the declared prompts and
+//! completions, `http` the HTTP transport.
 
 mod advertise;
 mod builder;
@@ -34,6 +35,7 @@ mod handler;
 mod http;
 mod listing;
 mod progress;
+mod prompts;
 mod resources;
 mod server;
 mod strategy;

@@ -1,6 +1,8 @@
-//! The catalog as MCP resources, for clients and code-executing agents that browse it like
-//! a file system: `afd://catalog` (the index), `afd://categories/{name}` and
-//! `afd://commands/{name}` (a command's full definition, as afd-detail gives it).
+//! MCP resources: the app's declared ones (`#[resource]`: fixed URIs and templates, read
+//! through [`Resources`]) and the catalog's own, for clients and code-executing agents that
+//! browse it like a file system: `afd://catalog` (the index), `afd://categories/{name}` and
+//! `afd://commands/{name}` (a command's full definition, as afd-detail gives it). Also
+//! what a failed declared read or subscription is as a JSON-RPC error.
 
 use rmcp::model::{
     ErrorData, ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
@@ -9,7 +11,10 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use crate::MetaTools;
+use crate::command_context::CommandContext;
 use crate::dispatch::Dispatcher;
+use crate::error::{CommandError, codes};
+use crate::resource::{ResourceDef, Resources};
 use crate::text::summary;
 
 /// The catalog index.
@@ -21,11 +26,23 @@ pub const CATEGORIES_PREFIX: &str = "afd://categories/";
 
 const JSON: &str = "application/json";
 
-/// Every resource, in a fixed order: the index, each category, each exposed command.
-pub(crate) fn all(dispatcher: &Dispatcher) -> Vec<Resource> {
+/// Every resource, in a fixed order: the app's declared ones (by URI), then the catalog's
+/// index, each category, each exposed command.
+pub(crate) fn all(dispatcher: &Dispatcher, declared: &Resources) -> Vec<Resource> {
     let mut resources = Vec::with_capacity(
         1 + dispatcher.available_categories().len() + dispatcher.exposed_count(),
     );
+    resources.extend(declared.resources().map(|def| {
+        let resource = Resource::new(def.uri(), def.name()).with_description(def.description());
+        let resource = match def.title() {
+            Some(title) => resource.with_title(title),
+            None => resource,
+        };
+        match def.mime_type() {
+            Some(mime) => resource.with_mime_type(mime),
+            None => resource,
+        }
+    }));
     resources.push(
         Resource::new(CATALOG_URI, "catalog")
             .with_title("Command catalog")
@@ -56,10 +73,11 @@ pub(crate) fn all(dispatcher: &Dispatcher) -> Vec<Resource> {
     resources
 }
 
-/// The URI templates.
-pub(crate) fn templates() -> ListResourceTemplatesResult {
-    ListResourceTemplatesResult {
-        resource_templates: vec![
+/// The URI templates: the app's declared ones (by template), then the catalog's.
+pub(crate) fn templates(declared: &Resources) -> ListResourceTemplatesResult {
+    let mut resource_templates: Vec<ResourceTemplate> =
+        declared.templates().map(template).collect();
+    resource_templates.extend([
             ResourceTemplate::new(format!("{COMMANDS_PREFIX}{{name}}"), "command")
                 .with_title("Command definition")
                 .with_description(
@@ -70,8 +88,22 @@ pub(crate) fn templates() -> ListResourceTemplatesResult {
                 .with_title("Category")
                 .with_description("A category's description and the summaries of its commands.")
                 .with_mime_type(JSON),
-        ],
+    ]);
+    ListResourceTemplatesResult {
+        resource_templates,
         ..Default::default()
+    }
+}
+
+fn template(def: &ResourceDef) -> ResourceTemplate {
+    let template = ResourceTemplate::new(def.uri(), def.name()).with_description(def.description());
+    let template = match def.title() {
+        Some(title) => template.with_title(title),
+        None => template,
+    };
+    match def.mime_type() {
+        Some(mime) => template.with_mime_type(mime),
+        None => template,
     }
 }
 
@@ -95,11 +127,30 @@ pub(crate) fn page(
     }
 }
 
-/// Reads a resource.
+/// Reads a resource: a declared one first, else one of the catalog's.
 pub(crate) async fn read(
     dispatcher: &Dispatcher,
+    declared: &Resources,
+    context: CommandContext,
     uri: &str,
 ) -> Result<ReadResourceResult, ErrorData> {
+    if declared.find(uri).is_some() {
+        let contents = declared.read(uri, context).await.map_err(error_data)?;
+        let contents = contents
+            .iter()
+            .map(|contents| {
+                serde_json::to_value(contents)
+                    .and_then(serde_json::from_value)
+                    .map_err(|error| {
+                        ErrorData::internal_error(
+                            format!("the contents of '{uri}' could not be encoded: {error}"),
+                            None,
+                        )
+                    })
+            })
+            .collect::<Result<Vec<ResourceContents>, ErrorData>>()?;
+        return Ok(ReadResourceResult::new(contents));
+    }
     let value = if uri == CATALOG_URI {
         catalog(dispatcher)
     } else if let Some(name) = uri.strip_prefix(COMMANDS_PREFIX) {
@@ -107,12 +158,12 @@ pub(crate) async fn read(
     } else if let Some(name) = uri.strip_prefix(CATEGORIES_PREFIX) {
         category(dispatcher, uri, name)?
     } else {
-        return Err(ErrorData::resource_not_found(
-            format!("unknown resource '{uri}'"),
-            Some(json!({
-                "suggestion": format!("Read {CATALOG_URI}, {COMMANDS_PREFIX}<name> or {CATEGORIES_PREFIX}<name>.")
-            })),
+        let mut error = declared.not_found(uri);
+        error.suggestion = Some(format!(
+            "{} The catalog's own: {CATALOG_URI}, {COMMANDS_PREFIX}<name>, {CATEGORIES_PREFIX}<name>.",
+            error.suggestion.unwrap_or_default()
         ));
+        return Err(error_data(error));
     };
     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
     Ok(ReadResourceResult::new(vec![
@@ -123,6 +174,20 @@ pub(crate) async fn read(
             meta: None,
         },
     ]))
+}
+
+/// A declared resource's failure as a JSON-RPC error: `NOT_FOUND` is MCP's
+/// resource-not-found (-32002), `VALIDATION_ERROR` invalid params (-32602), anything else
+/// an internal error; the data holds the stable code and the suggestion.
+pub(super) fn error_data(error: CommandError) -> ErrorData {
+    let data = Some(json!({"code": error.code, "suggestion": error.suggestion}));
+    if error.is(codes::NOT_FOUND) {
+        ErrorData::resource_not_found(error.message, data)
+    } else if error.is(codes::VALIDATION_ERROR) {
+        ErrorData::invalid_params(error.message, data)
+    } else {
+        ErrorData::internal_error(error.message, data)
+    }
 }
 
 fn catalog(dispatcher: &Dispatcher) -> Value {

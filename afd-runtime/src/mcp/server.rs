@@ -12,11 +12,17 @@ use super::tools::{Rendering, Route};
 use crate::command_context::CommandContext;
 use crate::contexts::Sessions;
 use crate::dispatch::Dispatcher;
+use crate::prompt::Prompts;
+use crate::resource::{ResourceUpdates, Resources, SubscriberId};
 use crate::usage::UsageStats;
 
 /// What the builder computed, shared by every connection of a server.
 pub(super) struct Inner {
     pub(super) dispatcher: Dispatcher,
+    /// The app's declared resources, beside the catalog's, and their subscriptions.
+    pub(super) resources: Resources,
+    /// The app's declared prompts.
+    pub(super) prompts: Prompts,
     pub(super) strategy: Strategy,
     pub(super) name: String,
     pub(super) version: String,
@@ -53,6 +59,10 @@ struct Connection {
     /// (a stdio client gone, an HTTP session closed or expired) ends it there, so the
     /// session's state and its live usage history go with it.
     owner: OnceLock<(Sessions, UsageStats)>,
+    /// Who this connection is among the resources' subscribers, and where it subscribed
+    /// (set at its first subscription): its end ends its subscriptions.
+    subscriber: SubscriberId,
+    subscriptions: OnceLock<ResourceUpdates>,
 }
 
 impl Connection {
@@ -61,12 +71,17 @@ impl Connection {
             transport,
             session: OnceLock::new(),
             owner: OnceLock::new(),
+            subscriber: SubscriberId::next(),
+            subscriptions: OnceLock::new(),
         }
     }
 }
 
 impl Drop for Connection {
     fn drop(&mut self) {
+        if let Some(updates) = self.subscriptions.get() {
+            updates.forget(self.subscriber);
+        }
         if let (Some(handle), Some((sessions, usage))) = (self.session.get(), self.owner.get()) {
             sessions.end_detached(handle);
             usage.forget_session(handle);
@@ -123,6 +138,27 @@ impl McpServer {
     /// The dispatcher every call goes through.
     pub fn dispatcher(&self) -> &Dispatcher {
         &self.inner.dispatcher
+    }
+
+    /// The app's declared resources this server serves: say `resources().updated(uri).await`
+    /// to tell the sessions subscribed to `uri` that it changed.
+    pub fn resources(&self) -> &Resources {
+        &self.inner.resources
+    }
+
+    /// The app's declared prompts this server serves.
+    pub fn prompts(&self) -> &Prompts {
+        &self.inner.prompts
+    }
+
+    /// This connection as a resource subscriber: its id, with the subscriptions recorded
+    /// so that the connection's end forgets them.
+    pub(super) fn subscriber(&self) -> SubscriberId {
+        let _ = self
+            .connection
+            .subscriptions
+            .set(self.inner.resources.updates().clone());
+        self.connection.subscriber
     }
 
     /// The full tool listing, in `tools/list` order.

@@ -1,0 +1,493 @@
+//! Resources, prompts and completions declared with `#[resource]` and `#[prompt]`: in
+//! process through `Resources` and `Prompts` (reads, template matching, completions, every
+//! structured error), over MCP with an in-process rmcp client (subscriptions per
+//! connection, forgotten when it ends), and through the official Python client
+//! (`tests/interop/declared.py` against the `afd-decl-fixture` binary, over stdio and
+//! streamable HTTP).
+//!
+//! The Python half needs the client: `.ci/run` installs it and sets `AFD_INTEROP_PYTHON`.
+//! Without it the test says so and passes, except under `CI`, where it fails. By hand:
+//!
+//! ```sh
+//! AFD_INTEROP_PYTHON=.venv/bin/python cargo test -p afd-tests --test declared
+//! ```
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use std::sync::{Arc, Mutex};
+
+use afd_runtime::mcp::McpServer;
+use afd_runtime::prelude::*;
+use afd_runtime::prompt::{PromptMessage, Prompts, Role};
+use afd_runtime::resource::Resources;
+use afd_runtime::{Content, ResourceContents};
+
+/// A greeting.
+#[resource(uri = "demo://greeting", title = "Greeting")]
+fn greeting() -> String {
+    "hello".to_owned()
+}
+
+/// Raw bytes.
+#[resource(uri = "demo://bytes", mime_type = "application/x-demo")]
+async fn bytes() -> Vec<u8> {
+    vec![1, 2, 3]
+}
+
+/// One order, by number and line.
+#[resource(
+    uri_template = "demo://orders/{number}/lines/{line}",
+    mime_type = "application/json",
+    complete(number = order_numbers)
+)]
+fn order_line(number: u32, line: String, ctx: &CommandContext) -> Result<String, CommandError> {
+    let prefix = ctx.state::<String>().map(|s| s.as_str()).unwrap_or("order");
+    if number == 0 {
+        return Err(CommandError::not_found("Order", number));
+    }
+    Ok(format!("{prefix} {number} line {line}"))
+}
+
+fn order_numbers(_typed: &str) -> Vec<String> {
+    ["100", "101", "200"].map(str::to_owned).to_vec()
+}
+
+/// Contents built by hand, two of them.
+#[resource(uri = "demo://pair", description = "Two contents at once.")]
+fn pair() -> Vec<ResourceContents> {
+    vec![
+        ResourceContents::text("demo://pair#1", "one"),
+        ResourceContents::blob("demo://pair#2", [9u8]),
+    ]
+}
+
+/// Fails inside the server.
+#[resource(uri = "demo://broken")]
+fn broken() -> String {
+    panic!("broken on purpose")
+}
+
+/// The arguments of `summarise`.
+#[derive(Deserialize, JsonSchema)]
+struct Summarise {
+    /// What to summarise.
+    topic: String,
+    /// How long, in words.
+    length: Option<String>,
+}
+
+/// Summarise a topic.
+#[prompt(title = "Summary", complete(topic = topics))]
+async fn summarise(args: Summarise, ctx: CommandContext) -> Vec<PromptMessage> {
+    let _ = ctx;
+    vec![
+        PromptMessage::user(format!(
+            "Summarise {} in {} words.",
+            args.topic,
+            args.length.as_deref().unwrap_or("100")
+        )),
+        PromptMessage::assistant(Content::image([1u8, 2], "image/png")),
+    ]
+}
+
+fn topics(_typed: &str) -> Vec<String> {
+    ["rust", "ruby", "go"].map(str::to_owned).to_vec()
+}
+
+/// Fails with the app's own error.
+#[prompt(name = "refuses")]
+fn refuses() -> Result<String, CommandError> {
+    Err(CommandError::new("FORBIDDEN", "not today"))
+}
+
+fn uris(
+    resources: impl Iterator<Item = &'static afd_runtime::resource::ResourceDef>,
+) -> Vec<&'static str> {
+    resources.map(|def| def.uri()).collect()
+}
+
+#[test]
+fn declarations_are_collected_sorted() {
+    let resources = Resources::global();
+    assert_eq!(
+        uris(resources.resources()),
+        [
+            "demo://broken",
+            "demo://bytes",
+            "demo://greeting",
+            "demo://pair"
+        ]
+    );
+    assert_eq!(
+        uris(resources.templates()),
+        ["demo://orders/{number}/lines/{line}"]
+    );
+    let greeting = resources
+        .resources()
+        .find(|d| d.uri() == "demo://greeting")
+        .unwrap();
+    assert_eq!(
+        (greeting.name(), greeting.title(), greeting.description()),
+        ("greeting", Some("Greeting"), "A greeting.")
+    );
+    let pair = resources
+        .resources()
+        .find(|d| d.uri() == "demo://pair")
+        .unwrap();
+    assert_eq!(pair.description(), "Two contents at once.");
+
+    let names: Vec<&str> = Prompts::global().list().iter().map(|p| p.name()).collect();
+    assert_eq!(names, ["refuses", "summarise"]);
+    let summarise = Prompts::global().get("summarise").unwrap();
+    assert_eq!(summarise.title(), Some("Summary"));
+    let arguments: Vec<(&str, bool, Option<&str>)> = summarise
+        .arguments()
+        .iter()
+        .map(|a| (a.name.as_str(), a.required, a.description.as_deref()))
+        .collect();
+    assert_eq!(
+        arguments,
+        [
+            ("topic", true, Some("What to summarise.")),
+            ("length", false, Some("How long, in words."))
+        ]
+    );
+}
+
+#[tokio::test]
+async fn reads_text_bytes_templates_and_contents() {
+    let resources = Resources::global();
+    let ctx = CommandContext::new().with_state("line of order".to_owned());
+    let read = |uri: &'static str| resources.read(uri, ctx.clone());
+
+    assert_eq!(
+        read("demo://greeting").await.unwrap(),
+        [ResourceContents::text("demo://greeting", "hello").with_mime_type("text/plain")]
+    );
+    assert_eq!(
+        read("demo://bytes").await.unwrap(),
+        [
+            ResourceContents::blob("demo://bytes", [1u8, 2, 3])
+                .with_mime_type("application/x-demo")
+        ]
+    );
+    assert_eq!(
+        read("demo://orders/7/lines/a%20b").await.unwrap(),
+        [
+            ResourceContents::text("demo://orders/7/lines/a%20b", "line of order 7 line a b")
+                .with_mime_type("application/json")
+        ]
+    );
+    assert_eq!(read("demo://pair").await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn read_failures_are_structured() {
+    let resources = Resources::global();
+    let read = |uri: &'static str| resources.read(uri, CommandContext::new());
+
+    let unknown = read("demo://nothing").await.unwrap_err();
+    assert_eq!(unknown.code, codes::NOT_FOUND);
+    assert_eq!(unknown.message, "no resource at 'demo://nothing'");
+    assert!(unknown.suggestion.unwrap().contains("demo://greeting"));
+
+    let not_a_number = read("demo://orders/seven/lines/1").await.unwrap_err();
+    assert_eq!(not_a_number.code, codes::VALIDATION_ERROR);
+    assert!(
+        not_a_number
+            .message
+            .starts_with("'seven' is not a valid number"),
+        "{}",
+        not_a_number.message
+    );
+
+    let own = read("demo://orders/0/lines/1").await.unwrap_err();
+    assert_eq!(own.code, codes::NOT_FOUND);
+
+    let panicked = read("demo://broken").await.unwrap_err();
+    assert_eq!(panicked.code, codes::INTERNAL_ERROR);
+    assert_eq!(
+        panicked.message,
+        "reading 'demo://broken' failed inside the server"
+    );
+}
+
+#[tokio::test]
+async fn prompts_render_and_check_their_arguments() {
+    let prompts = Prompts::global();
+    let args = |value: Value| value.as_object().unwrap().clone();
+
+    let messages = prompts
+        .render(
+            "summarise",
+            args(json!({"topic": "rust"})),
+            CommandContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(messages[0].role, Role::User);
+    assert_eq!(
+        messages[0].content.as_text(),
+        Some("Summarise rust in 100 words.")
+    );
+    assert_eq!(messages[1].role, Role::Assistant);
+    assert_eq!(messages[1].content, Content::image([1u8, 2], "image/png"));
+
+    let render =
+        |name: &'static str, value: Value| prompts.render(name, args(value), CommandContext::new());
+    let missing = render("summarise", json!({"length": "5"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (missing.code.as_ref(), missing.message.as_str()),
+        (
+            codes::VALIDATION_ERROR,
+            "missing required argument 'topic' for prompt 'summarise'"
+        )
+    );
+    assert_eq!(
+        missing.suggestion.as_deref(),
+        Some("Its arguments: topic, length.")
+    );
+
+    let unknown_arg = render("summarise", json!({"topic": "x", "colour": "red"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        unknown_arg.message,
+        "the prompt 'summarise' has no argument 'colour'"
+    );
+
+    let wrong_type = render("summarise", json!({"topic": 5})).await.unwrap_err();
+    assert_eq!(wrong_type.code, codes::VALIDATION_ERROR);
+
+    let unknown = render("sumarise", json!({})).await.unwrap_err();
+    assert_eq!(unknown.code, codes::NOT_FOUND);
+    assert_eq!(
+        unknown.suggestion.as_deref(),
+        Some("Did you mean 'summarise'? List the prompts with prompts/list.")
+    );
+
+    let own = render("refuses", json!({})).await.unwrap_err();
+    assert_eq!(
+        (own.code.as_ref(), own.message.as_str()),
+        ("FORBIDDEN", "not today")
+    );
+}
+
+#[test]
+fn completions_filter_by_what_was_typed() {
+    let completed = Prompts::global()
+        .complete("summarise", "topic", "R")
+        .unwrap();
+    assert_eq!(completed.values, ["rust", "ruby"]);
+    assert!(
+        Prompts::global()
+            .complete("summarise", "length", "1")
+            .unwrap()
+            .values
+            .is_empty()
+    );
+    let unknown = Prompts::global()
+        .complete("summarise", "colour", "")
+        .unwrap_err();
+    assert_eq!(unknown.code, codes::NOT_FOUND);
+
+    let template = "demo://orders/{number}/lines/{line}";
+    let resources = Resources::global();
+    assert_eq!(
+        resources.complete(template, "number", "1").unwrap().values,
+        ["100", "101"]
+    );
+    assert!(
+        resources
+            .complete(template, "line", "")
+            .unwrap()
+            .values
+            .is_empty()
+    );
+    assert_eq!(
+        resources
+            .complete(template, "colour", "")
+            .unwrap_err()
+            .message,
+        "the template 'demo://orders/{number}/lines/{line}' has no variable 'colour'"
+    );
+    assert_eq!(
+        resources
+            .complete("demo://nope/{x}", "x", "")
+            .unwrap_err()
+            .code,
+        codes::NOT_FOUND
+    );
+}
+
+#[test]
+fn conflicting_declarations_are_refused_with_both_locations() {
+    let twice = Resources::from_defs([greeting::RESOURCE, greeting::RESOURCE]).unwrap_err();
+    assert!(
+        twice
+            .to_string()
+            .starts_with("two resources are declared at `demo://greeting`: at tests/declared.rs:"),
+        "{twice}"
+    );
+    let twice = Prompts::from_defs([refuses::PROMPT, refuses::PROMPT]).unwrap_err();
+    assert!(
+        twice
+            .to_string()
+            .starts_with("two prompts are named `refuses`"),
+        "{twice}"
+    );
+    assert!(Resources::empty().is_empty());
+}
+
+/// A client that records the `notifications/resources/updated` it receives.
+#[derive(Clone, Default)]
+struct Watcher {
+    updated: Arc<Mutex<Vec<String>>>,
+    arrived: Arc<tokio::sync::Notify>,
+}
+
+impl rmcp::ClientHandler for Watcher {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.updated.lock().unwrap().push(params.uri);
+        self.arrived.notify_waiters();
+    }
+}
+
+impl Watcher {
+    async fn connect(
+        server: &McpServer,
+    ) -> (
+        rmcp::service::RunningService<rmcp::RoleClient, Watcher>,
+        Watcher,
+    ) {
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        let connection = server.clone();
+        tokio::spawn(async move {
+            let (read, write) = tokio::io::split(server_io);
+            let _ = connection.serve_stream(read, write).await;
+        });
+        let watcher = Watcher::default();
+        let service = rmcp::ServiceExt::serve(watcher.clone(), client_io)
+            .await
+            .expect("the client connects");
+        (service, watcher)
+    }
+
+    /// Until `count` updates have arrived (the test's timeout bounds it).
+    async fn wait_for(&self, count: usize) -> Vec<String> {
+        loop {
+            let arrived = self.arrived.notified();
+            let updated = self.updated.lock().unwrap().clone();
+            if updated.len() >= count {
+                return updated;
+            }
+            arrived.await;
+        }
+    }
+}
+
+#[tokio::test]
+#[allow(deprecated)] // resources/subscribe is the 2025 protocol generation's, spoken here on purpose
+async fn updates_reach_subscribed_connections_only_and_end_with_them() {
+    use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
+
+    let server = McpServer::builder(Registry::global()).build().unwrap();
+    let resources = server.resources().clone();
+    let (a, a_updates) = Watcher::connect(&server).await;
+    let (b, b_updates) = Watcher::connect(&server).await;
+
+    let info = a.peer().peer_info().unwrap();
+    let capabilities = serde_json::to_value(&info.capabilities).unwrap();
+    assert_eq!(capabilities["resources"]["subscribe"], true);
+    assert!(capabilities["prompts"].is_object() && capabilities["completions"].is_object());
+
+    a.peer()
+        .subscribe(SubscribeRequestParams::new("demo://greeting"))
+        .await
+        .unwrap();
+    b.peer()
+        .subscribe(SubscribeRequestParams::new("demo://orders/1/lines/2"))
+        .await
+        .unwrap();
+    let refused = b
+        .peer()
+        .subscribe(SubscribeRequestParams::new("demo://nothing"))
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("no resource at 'demo://nothing'"),
+        "{refused}"
+    );
+
+    let wait = std::time::Duration::from_secs(20);
+    assert_eq!(resources.updated("demo://greeting").await, 1);
+    assert_eq!(resources.updated("demo://orders/1/lines/2").await, 1);
+    let b_got = tokio::time::timeout(wait, b_updates.wait_for(1))
+        .await
+        .unwrap();
+    let a_got = tokio::time::timeout(wait, a_updates.wait_for(1))
+        .await
+        .unwrap();
+    assert_eq!(a_got, ["demo://greeting"]);
+    assert_eq!(b_got, ["demo://orders/1/lines/2"]);
+
+    a.peer()
+        .unsubscribe(UnsubscribeRequestParams::new("demo://greeting"))
+        .await
+        .unwrap();
+    assert_eq!(resources.updated("demo://greeting").await, 0);
+
+    // A connection that ends takes its subscriptions with it.
+    assert_eq!(
+        resources.updates().subscribers("demo://orders/1/lines/2"),
+        1
+    );
+    b.cancel().await.unwrap();
+    let deadline = tokio::time::Instant::now() + wait;
+    while resources.updates().subscribers("demo://orders/1/lines/2") > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the ended connection's subscription stayed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    a.cancel().await.unwrap();
+}
+
+#[test]
+fn the_official_python_client_reads_gets_completes_and_subscribes() {
+    let Ok(python) = std::env::var("AFD_INTEROP_PYTHON") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "AFD_INTEROP_PYTHON must be set under CI (see tests/declared.rs)"
+        );
+        eprintln!("AFD_INTEROP_PYTHON is not set: the Python half of this test did not run");
+        return;
+    };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(&python)
+        .arg(root.join("interop/declared.py"))
+        .arg(env!("CARGO_BIN_EXE_afd-decl-fixture"))
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    eprintln!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "the Python client reported failures"
+    );
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.ends_with(" 0 failed") && !last.starts_with("0 passed"),
+        "{last}"
+    );
+}

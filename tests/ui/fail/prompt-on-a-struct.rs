@@ -1,0 +1,7 @@
+use afd_runtime::prelude::*;
+
+/// Summarise a topic.
+#[prompt]
+struct Summarise;
+
+fn main() {}

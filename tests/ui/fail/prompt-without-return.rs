@@ -1,0 +1,7 @@
+use afd_runtime::prelude::*;
+
+/// Summarise a topic.
+#[prompt]
+fn summarise() {}
+
+fn main() {}

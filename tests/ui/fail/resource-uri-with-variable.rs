@@ -1,0 +1,9 @@
+use afd_runtime::prelude::*;
+
+/// A user.
+#[resource(uri = "demo://users/{id}")]
+fn user(id: String) -> String {
+    id
+}
+
+fn main() {}
