@@ -1,5 +1,5 @@
 //! rmcp's [`ServerHandler`] for [`McpServer`], written by hand over the catalog: server
-//! info, `tools/list`, the resources, and `tools/call` through the one call path.
+//! info, `tools/list`, the resources, `logging/setLevel`, and `tools/call` through the one call path.
 
 use std::panic::AssertUnwindSafe;
 
@@ -19,12 +19,14 @@ use super::resources;
 use super::server::McpServer;
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_resources()
+                .enable_logging()
                 .build(),
         )
         .with_server_info(Implementation::new(
@@ -74,6 +76,18 @@ impl ServerHandler for McpServer {
         resources::read(&self.inner.dispatcher, &request.uri)
             .await
             .map(Into::into)
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let level = super::client::level_of(&request.level)
+            .ok_or_else(|| ErrorData::invalid_params("unknown log level", None))?;
+        self.log_level().set(level);
+        Ok(())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

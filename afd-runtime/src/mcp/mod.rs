@@ -22,13 +22,15 @@
 //! How it is laid out: [`McpServerBuilder`] (`builder`) computes the listing once into an
 //! [`McpServer`] (`server`); rmcp reaches it through the `ServerHandler` in `handler`, the
 //! stdio front (`stream`) answers `tools/call` before rmcp, and both run a call through the
-//! one function in `call`. `tools` defines the tools (their schemas as `advertise` renders
+//! one function in `call`, whose handlers reach the client through `client` (logging,
+//! sampling, elicitation). `tools` defines the tools (their schemas as `advertise` renders
 //! them), `listing` lists them per strategy and per session, `resources` serves the catalog
 //! as resources, `http` the HTTP transport.
 
 mod advertise;
 mod builder;
 mod call;
+mod client;
 mod handler;
 #[cfg(feature = "http")]
 mod http;

@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use rmcp::model::Tool;
 
+use super::client::LevelCell;
 use super::strategy::Strategy;
 use super::tools::{Rendering, Route};
 use crate::command_context::CommandContext;
@@ -53,6 +54,8 @@ struct Connection {
     /// (a stdio client gone, an HTTP session closed or expired) ends it there, so the
     /// session's state and its live usage history go with it.
     owner: OnceLock<(Sessions, UsageStats)>,
+    /// The log level the client set with `logging/setLevel`.
+    log_level: Arc<LevelCell>,
 }
 
 impl Connection {
@@ -61,6 +64,7 @@ impl Connection {
             transport,
             session: OnceLock::new(),
             owner: OnceLock::new(),
+            log_level: Arc::default(),
         }
     }
 }
@@ -104,6 +108,12 @@ impl fmt::Debug for McpServer {
 }
 
 impl McpServer {
+    /// The log level this connection's client set (`logging/setLevel`), shared with the
+    /// log sinks of its calls.
+    pub(super) fn log_level(&self) -> &Arc<LevelCell> {
+        &self.connection.log_level
+    }
+
     /// This server's catalog served on `other`'s connection (its transport session, and
     /// so the session's context stack): for a host that swaps catalogs under connected
     /// clients.
