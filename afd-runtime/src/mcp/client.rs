@@ -111,17 +111,10 @@ impl McpLog {
         }
     }
 
-    /// Sends whatever is still queued: called before the call's answer.
+    /// Sends whatever is still queued, and waits for a send under way (a `tracing`
+    /// event's): called before the call's answer, which must follow them.
     pub(super) async fn flush(&self) {
-        let pending = !self
-            .shared
-            .queue
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .is_empty();
-        if pending {
-            self.deliver(None).await;
-        }
+        self.deliver(None).await;
     }
 
     /// Whether any message reached the transport.
