@@ -44,10 +44,12 @@ mod layer {
     /// log level and the event is at or above it. Outside a call, or when no client asked,
     /// an event costs one task-local lookup. It never writes anywhere itself.
     ///
-    /// ```no_run
+    /// ```
     /// use tracing_subscriber::prelude::*;
     ///
+    /// // Logs on stderr as usual, and to the client that called a running command.
     /// tracing_subscriber::registry()
+    ///     .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
     ///     .with(afd_runtime::client::ClientLogLayer::new())
     ///     .init();
     /// ```
