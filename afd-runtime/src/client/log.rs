@@ -144,3 +144,27 @@ pub trait LogSink: Send + Sync + 'static {
     /// order with the awaited ones, and before the call's answer.
     fn send_later(&self, message: LogMessage);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_order_from_debug_to_emergency_and_read_back_by_name() {
+        assert!(LogLevel::ALL.windows(2).all(|pair| pair[0] < pair[1]));
+        for level in LogLevel::ALL {
+            assert_eq!(level.as_str().parse::<LogLevel>(), Ok(level));
+            assert_eq!(serde_json::to_value(level).unwrap(), level.as_str());
+        }
+        assert_eq!("WARNING".parse::<LogLevel>(), Ok(LogLevel::Warning));
+        assert!("warn".parse::<LogLevel>().is_err());
+        assert_eq!(
+            LogLevel::from_tracing(&tracing::Level::TRACE),
+            LogLevel::Debug
+        );
+        assert_eq!(
+            LogLevel::from_tracing(&tracing::Level::WARN),
+            LogLevel::Warning
+        );
+    }
+}

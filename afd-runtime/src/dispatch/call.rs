@@ -155,7 +155,13 @@ async fn run(
     if ctx.is_cancelled() {
         return CommandResult::failure(cancelled(entry.def(), false));
     }
-    if let Err(refusal) = super::confirm::confirm(entry.def(), &input, &ctx).await {
+    // The user may take a while to answer; the caller may cancel meanwhile.
+    let confirmed = tokio::select! {
+        biased;
+        confirmed = super::confirm::confirm(entry.def(), &input, &ctx) => confirmed,
+        () = ctx.cancelled() => Err(cancelled(entry.def(), false)),
+    };
+    if let Err(refusal) = confirmed {
         return CommandResult::failure(refusal);
     }
     let request = CommandRequest {

@@ -1,17 +1,18 @@
 //! A `tools/call`, whichever way it arrived: [`McpServer::run_tool_call`] is the one path
 //! that rmcp's handler and the stdio front both take. It builds the call's context (the
 //! server's base context, the request's cancellation, its `afd/session` or else the
-//! transport's session, progress reporting), routes the call to the dispatcher, and
-//! announces a changed session listing. Also the tool result's two forms: rmcp's
-//! [`CallToolResult`] and the JSON the stdio front writes itself.
+//! transport's session, progress reporting, log messages and requests to the client),
+//! routes the call to the dispatcher, and announces a changed session listing. Also the tool result's two forms: rmcp's
+//! [`CallToolResult`] (with a command's content blocks) and the JSON the stdio front writes
+//! itself.
+
+use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, JsonObject, ProgressToken};
 use rmcp::{Peer, RoleServer};
 use serde::{Deserialize as _, Serialize};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-
-use std::sync::Arc;
 
 use super::SESSION_META;
 use super::client::{McpClient, McpLog};
