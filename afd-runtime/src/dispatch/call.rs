@@ -155,14 +155,16 @@ async fn run(
     if ctx.is_cancelled() {
         return CommandResult::failure(cancelled(entry.def(), false));
     }
-    // The user may take a while to answer; the caller may cancel meanwhile.
-    let confirmed = tokio::select! {
-        biased;
-        confirmed = super::confirm::confirm(entry.def(), &input, &ctx) => confirmed,
-        () = ctx.cancelled() => Err(cancelled(entry.def(), false)),
-    };
-    if let Err(refusal) = confirmed {
-        return CommandResult::failure(refusal);
+    if super::confirm::wanted(entry.def(), &ctx) {
+        // The user may take a while to answer; the caller may cancel meanwhile.
+        let confirmed = tokio::select! {
+            biased;
+            confirmed = super::confirm::confirm(entry.def(), &input, &ctx) => confirmed,
+            () = ctx.cancelled() => Err(cancelled(entry.def(), false)),
+        };
+        if let Err(refusal) = confirmed {
+            return CommandResult::failure(refusal);
+        }
     }
     let request = CommandRequest {
         def: entry.def(),

@@ -11,8 +11,14 @@ use crate::command::CommandDef;
 use crate::command_context::CommandContext;
 use crate::error::{CommandError, codes};
 
-/// Asks the caller's user to confirm `def` with `input`, when the command wants it and the
-/// caller can be asked: `Ok(())` to run, the refusal otherwise.
+/// Whether the call must be confirmed first: the command has a prompt and the caller can
+/// be asked.
+pub(super) fn wanted(def: &CommandDef, ctx: &CommandContext) -> bool {
+    def.confirm_prompt().is_some() && ctx.can_elicit()
+}
+
+/// Asks the caller's user to confirm `def` with `input` (when [`wanted`]): `Ok(())` to
+/// run, the refusal otherwise.
 pub(super) async fn confirm(
     def: &CommandDef,
     input: &Value,
@@ -21,9 +27,6 @@ pub(super) async fn confirm(
     let Some(prompt) = def.confirm_prompt() else {
         return Ok(());
     };
-    if !ctx.can_elicit() {
-        return Ok(());
-    }
     let text = crate::text::fill_prompt(prompt, Some(input));
     let answer = ctx
         .elicit_schema(text.clone(), confirmation_schema(&text))
