@@ -10,7 +10,10 @@ use std::sync::{Arc, Mutex};
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 #[allow(deprecated)]
-use rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, ElicitationAction};
+use rmcp::model::{
+    ClientResult, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
+    ElicitationAction, ServerRequest,
+};
 use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
 
@@ -233,11 +236,19 @@ impl ClientRequests for McpClient {
                 message,
                 requested_schema,
             };
-            let result = self
+            // Sent as rmcp's `create_elicitation` sends it, without its `elicitation` feature
+            // (which only adds that method, and a URL parser with it).
+            let answer = self
                 .peer
-                .create_elicitation(params)
+                .send_request(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
                 .await
                 .map_err(|error| request_failed("elicitation", error))?;
+            let ClientResult::ElicitResult(result) = answer else {
+                return Err(request_failed(
+                    "elicitation",
+                    "the client answered something else",
+                ));
+            };
             Ok(match result.action {
                 ElicitationAction::Accept => {
                     Elicitation::Accept(result.content.unwrap_or_else(|| json!({})))
