@@ -6,13 +6,22 @@
 //!   (deserialise the input, run the function, serialise the output);
 //! - `registry_call`: `Registry::call` (limits, lookup, validation, panic guard, timing);
 //! - `dispatcher_call`: `Dispatcher::call` with exposure checks and an empty tower stack;
-//! - `dispatcher_call_traced`: the same with `TraceLayer` and `TimingLayer`.
+//! - `dispatcher_call_traced`: the same with `TraceLayer` and `TimingLayer`;
+//! - `event_*`: `Dispatcher::call` of a command that emits one `tracing` event: with no
+//!   subscriber (`event_no_subscriber`), under a subscriber with `ClientLogLayer` when no
+//!   client asked for logs (`event_client_layer`), and when one did (`event_client_asked`,
+//!   into a sink that drops the messages).
 //!
 //! The futures complete without waiting, so they are polled once with `now_or_never` and no
 //! executor cost is measured.
 
 use std::hint::black_box;
+use std::sync::Arc;
 use std::time::Duration;
+
+use afd_runtime::client::{ClientLogLayer, LogLevel, LogMessage, LogSink};
+use futures_util::future::BoxFuture;
+use tracing_subscriber::layer::SubscriberExt as _;
 
 use afd_runtime::middleware::{TimingLayer, TraceLayer};
 use afd_runtime::prelude::*;
@@ -30,6 +39,32 @@ struct Add {
 #[command(category = "bench")]
 fn bench_add(input: Add) -> i64 {
     input.a + input.b
+}
+
+/// Add two numbers, saying so.
+#[command(category = "bench")]
+fn bench_add_logged(input: Add) -> i64 {
+    tracing::info!(a = input.a, "adding");
+    input.a + input.b
+}
+
+/// A client that asked for every message, and drops them.
+struct Discard;
+
+impl LogSink for Discard {
+    fn threshold(&self) -> Option<LogLevel> {
+        Some(LogLevel::Debug)
+    }
+    fn wants_tracing(&self) -> bool {
+        true
+    }
+    fn send(&self, message: LogMessage) -> BoxFuture<'_, ()> {
+        black_box(message);
+        Box::pin(async {})
+    }
+    fn send_later(&self, message: LogMessage) {
+        black_box(message);
+    }
 }
 
 fn dispatch(c: &mut Criterion) {
@@ -93,6 +128,23 @@ fn dispatch(c: &mut Criterion) {
                 .now_or_never()
                 .unwrap()
         })
+    });
+    let call_logged = |ctx: &CommandContext| {
+        dispatcher
+            .call(
+                black_box("bench-add-logged"),
+                black_box(input.clone()),
+                ctx.clone(),
+            )
+            .now_or_never()
+            .unwrap()
+    };
+    group.bench_function("event_no_subscriber", |b| b.iter(|| call_logged(&ctx)));
+    let subscriber = tracing_subscriber::registry().with(ClientLogLayer::new());
+    tracing::subscriber::with_default(subscriber, || {
+        group.bench_function("event_client_layer", |b| b.iter(|| call_logged(&ctx)));
+        let asked = ctx.clone().with_log(Arc::new(Discard));
+        group.bench_function("event_client_asked", |b| b.iter(|| call_logged(&asked)));
     });
     group.finish();
 }

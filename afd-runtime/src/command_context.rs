@@ -7,7 +7,15 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::error::CommandError;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::client::{
+    self, ClientRequests, Elicitation, LogLevel, LogMessage, LogSink, SamplingRequest,
+    SamplingResponse,
+};
+use crate::error::{CommandError, codes};
 use crate::progress::{ProgressSink, ProgressUpdate};
 
 type StateMap = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
@@ -41,6 +49,8 @@ struct Inner {
     dev_mode: bool,
     cancel: CancellationToken,
     progress: Option<Arc<dyn ProgressSink>>,
+    log: Option<Arc<dyn LogSink>>,
+    client: Option<Arc<dyn ClientRequests>>,
 }
 
 impl CommandContext {
@@ -152,6 +162,170 @@ impl CommandContext {
         }
     }
 
+    /// Sends the call's log messages to `sink` (the surface running the call sets it).
+    #[must_use]
+    pub fn with_log(mut self, sink: Arc<dyn LogSink>) -> Self {
+        Arc::make_mut(&mut self.inner).log = Some(sink);
+        self
+    }
+
+    /// Where the call's log messages go, if anywhere.
+    pub fn log_sink(&self) -> Option<&Arc<dyn LogSink>> {
+        self.inner.log.as_ref()
+    }
+
+    /// Forwards the call's sampling and elicitation requests to `client` (the surface
+    /// running the call sets it; an in-process host may set its own).
+    #[must_use]
+    pub fn with_client(mut self, client: Arc<dyn ClientRequests>) -> Self {
+        Arc::make_mut(&mut self.inner).client = Some(client);
+        self
+    }
+
+    /// Whether the caller wants log messages of `level`: a handler may skip building
+    /// costly ones when not.
+    pub fn wants_log(&self, level: LogLevel) -> bool {
+        self.inner
+            .log
+            .as_ref()
+            .and_then(|sink| sink.threshold())
+            .is_some_and(|threshold| level >= threshold)
+    }
+
+    /// Sends a log message to the caller (`notifications/message` to an MCP client, a
+    /// line on stderr on the command line): text or any JSON. Sent only when the caller's
+    /// level allows it (an MCP client's `logging/setLevel`; `info` until it sends one);
+    /// never fails.
+    ///
+    /// ```
+    /// use afd_runtime::CommandContext;
+    /// use afd_runtime::client::LogLevel;
+    /// use serde_json::json;
+    ///
+    /// # async fn demo(ctx: &CommandContext) {
+    /// ctx.log(LogLevel::Info, "import started").await;
+    /// ctx.log(LogLevel::Warning, json!({"skipped": 3, "reason": "duplicates"})).await;
+    /// # }
+    /// ```
+    pub async fn log(&self, level: LogLevel, data: impl Into<Value>) {
+        self.log_message(LogMessage::new(level, data)).await;
+    }
+
+    /// Sends a log message built whole (with a logger name, say); see [`log`](Self::log).
+    pub async fn log_message(&self, message: LogMessage) {
+        if let Some(sink) = &self.inner.log
+            && sink
+                .threshold()
+                .is_some_and(|threshold| message.level >= threshold)
+        {
+            sink.send(message).await;
+        }
+    }
+
+    /// Whether the caller can answer [`sample`](Self::sample).
+    pub fn can_sample(&self) -> bool {
+        self.inner
+            .client
+            .as_ref()
+            .is_some_and(|client| client.can_sample())
+    }
+
+    /// Asks the caller's model for a completion (MCP's `sampling/createMessage`).
+    ///
+    /// # Errors
+    ///
+    /// `CLIENT_CANNOT_SAMPLE` when the caller did not declare sampling (or the surface has
+    /// no model, as on the command line); `CLIENT_REQUEST_FAILED` when the request failed
+    /// or the client refused it.
+    pub async fn sample(&self, request: SamplingRequest) -> Result<SamplingResponse, CommandError> {
+        match &self.inner.client {
+            Some(client) if client.can_sample() => client.sample(request).await,
+            _ => Err(client::cannot_sample()),
+        }
+    }
+
+    /// Whether the caller can answer [`elicit`](Self::elicit).
+    pub fn can_elicit(&self) -> bool {
+        self.inner
+            .client
+            .as_ref()
+            .is_some_and(|client| client.can_elicit())
+    }
+
+    /// Asks the caller's user to fill in a form whose fields are `T`'s (MCP's
+    /// `elicitation/create`): the answer decoded as `T`, or that the user declined or
+    /// cancelled. The form's schema is [`client::form_schema::<T>`](client::form_schema).
+    ///
+    /// ```
+    /// use afd_runtime::CommandContext;
+    /// use afd_runtime::client::Elicitation;
+    /// use afd_runtime::prelude::*;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Shipping {
+    ///     /// Where to send the parcel.
+    ///     address: String,
+    ///     /// Leave it with a neighbour if nobody is in.
+    ///     #[serde(default)]
+    ///     neighbour_ok: bool,
+    /// }
+    ///
+    /// # async fn demo(ctx: &CommandContext) -> Result<(), CommandError> {
+    /// match ctx.elicit::<Shipping>("Where should the order go?").await? {
+    ///     Elicitation::Accept(shipping) => println!("to {}", shipping.address),
+    ///     Elicitation::Decline | Elicitation::Cancel => println!("not shipped"),
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `CLIENT_CANNOT_ELICIT` when the caller cannot show forms (the command line
+    /// included); `CLIENT_REQUEST_FAILED` when the request failed; `VALIDATION_ERROR` when
+    /// the answer does not decode as `T`; `INTERNAL_ERROR` when `T` is not a flat object of
+    /// primitives and enums.
+    pub async fn elicit<T: JsonSchema + DeserializeOwned>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, CommandError> {
+        if !self.can_elicit() {
+            return Err(client::cannot_elicit());
+        }
+        let schema = client::form_schema::<T>()?;
+        match self.elicit_schema(message, schema).await? {
+            Elicitation::Accept(value) => serde_json::from_value(value)
+                .map(Elicitation::Accept)
+                .map_err(|error| {
+                    CommandError::new(
+                        codes::VALIDATION_ERROR,
+                        format!("The user's answer does not fit the form: {error}"),
+                    )
+                    .with_suggestion("Ask again, or take the value as input instead.")
+                }),
+            Elicitation::Decline => Ok(Elicitation::Decline),
+            Elicitation::Cancel => Ok(Elicitation::Cancel),
+        }
+    }
+
+    /// Asks the caller's user to fill in a form given by its schema as it is (a flat
+    /// object of primitives, as MCP requires), for forms a Rust type does not describe;
+    /// the answer stays JSON. See [`elicit`](Self::elicit).
+    ///
+    /// # Errors
+    ///
+    /// As [`elicit`](Self::elicit), except the decoding.
+    pub async fn elicit_schema(
+        &self,
+        message: impl Into<String>,
+        schema: Value,
+    ) -> Result<Elicitation<Value>, CommandError> {
+        match &self.inner.client {
+            Some(client) if client.can_elicit() => client.elicit(message.into(), schema).await,
+            _ => Err(client::cannot_elicit()),
+        }
+    }
+
     /// Turns dev mode on or off: in dev mode, internal errors carry the panic message.
     #[must_use]
     pub fn with_dev_mode(mut self, on: bool) -> Self {
@@ -202,6 +376,8 @@ impl fmt::Debug for CommandContext {
             .field("dev_mode", &self.inner.dev_mode)
             .field("cancelled", &self.inner.cancel.is_cancelled())
             .field("progress", &self.inner.progress.is_some())
+            .field("log", &self.inner.log.is_some())
+            .field("client", &self.inner.client.is_some())
             .finish()
     }
 }

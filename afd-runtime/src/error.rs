@@ -53,6 +53,12 @@ pub mod codes {
     /// A command that asks for confirmation was not confirmed (on the command line: no
     /// terminal to ask on and no `--yes`, or the answer was no).
     pub const CONFIRMATION_REQUIRED: &str = "CONFIRMATION_REQUIRED";
+    /// A handler asked the client's model (sampling), and the client cannot sample.
+    pub const CLIENT_CANNOT_SAMPLE: &str = "CLIENT_CANNOT_SAMPLE";
+    /// A handler asked the client's user (elicitation), and the client cannot show forms.
+    pub const CLIENT_CANNOT_ELICIT: &str = "CLIENT_CANNOT_ELICIT";
+    /// A request to the client (sampling, elicitation) failed on the way or was refused.
+    pub const CLIENT_REQUEST_FAILED: &str = "CLIENT_REQUEST_FAILED";
 }
 
 /// A structured failure: a stable `code`, a human-readable `message`, and a `suggestion`

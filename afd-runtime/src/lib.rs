@@ -4,6 +4,7 @@
 extern crate self as afd_runtime;
 
 // Definitions and the registry: pure data.
+pub mod client;
 mod command;
 mod command_context;
 pub mod completion;
@@ -57,7 +58,7 @@ pub use registry::{
     CategoryDef, CommandEntry, ContextDef, NameKind, Problem, Registry, RegistryBuilder,
     RegistryError, Resolved, Scope, TagMode,
 };
-pub use result::{CommandResult, Metadata, Severity, Warning};
+pub use result::{CommandResult, Metadata, NoData, Severity, Warning};
 pub use text::summary;
 pub use tools::batch::{
     BatchCommand, BatchEntry, BatchOptions, BatchRequest, BatchResult, BatchSummary, BatchTiming,

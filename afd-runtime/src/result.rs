@@ -51,6 +51,12 @@ pub struct CommandResult<T = Value> {
     pub content: Vec<Content>,
 }
 
+/// The data type of a command that answers with content blocks only
+/// ([`CommandResult::content_only`]): it has no values, so such a result never carries
+/// data, and the command's tool advertises no output schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NoData {}
+
 /// A non-fatal notice attached to a result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -104,6 +110,38 @@ impl<T> CommandResult<T> {
             metadata: None,
             content: Vec::new(),
         }
+    }
+
+    /// A successful result made only of content blocks (an image, a resource, text for a
+    /// reader), with no data. A handler that always answers this way returns
+    /// `CommandResult<NoData>`, so its tool promises no structured data:
+    ///
+    /// ```
+    /// use afd_runtime::{CommandResult, Content, NoData};
+    ///
+    /// let chart: CommandResult<NoData> = CommandResult::content_only([
+    ///     Content::text("Sales by month:"),
+    ///     Content::image(b"\x89PNG\r\n\x1a\n", "image/png"),
+    /// ]);
+    /// assert!(chart.success && chart.data.is_none());
+    /// assert_eq!(chart.content.len(), 2);
+    /// ```
+    pub fn content_only<C: Into<Content>>(blocks: impl IntoIterator<Item = C>) -> Self {
+        CommandResult {
+            success: true,
+            data: None,
+            error: None,
+            reasoning: None,
+            confidence: None,
+            warnings: Vec::new(),
+            metadata: None,
+            content: blocks.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// Whether this is a success without data whose answer is its content blocks.
+    pub fn is_content_only(&self) -> bool {
+        self.success && self.data.is_none() && !self.content.is_empty()
     }
 
     /// A failed result carrying `error`.
@@ -174,11 +212,15 @@ impl<T> CommandResult<T> {
     /// Turns the result into a plain `Result`, dropping the UX fields.
     ///
     /// A result marked successful without data, or failed without an error, is reported as
-    /// an `INTERNAL_ERROR`.
+    /// an `INTERNAL_ERROR`; a [content-only](CommandResult::content_only) success has no
+    /// data to give, so it is one too (read its `content` instead).
     pub fn into_result(self) -> Result<T, CommandError> {
         match (self.success, self.data, self.error) {
             (true, Some(data), _) => Ok(data),
             (false, _, Some(error)) => Err(error),
+            (true, None, _) if !self.content.is_empty() => Err(CommandError::internal(
+                "a content-only result has no data: read its `content` blocks",
+            )),
             (true, None, _) => Err(CommandError::internal("successful result without data")),
             (false, _, None) => Err(CommandError::internal("failed result without an error")),
         }

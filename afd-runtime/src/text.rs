@@ -1,5 +1,5 @@
 //! Small text and time formatting helpers shared across layers: the one-line summary of a
-//! description, ISO 8601 timestamps, the kind of a JSON value in words, and a store's URL
+//! description, a confirmation prompt filled from the input, ISO 8601 timestamps, the kind of a JSON value in words, and a store's URL
 //! without its password.
 
 use std::time::SystemTime;
@@ -58,4 +58,20 @@ pub(crate) fn redact_url(url: &str) -> String {
         }
         _ => url.to_owned(),
     }
+}
+
+/// A confirmation prompt with `{field}` replaced by the input's values.
+pub(crate) fn fill_prompt(prompt: &str, input: Option<&Value>) -> String {
+    let Some(Value::Object(input)) = input else {
+        return prompt.to_owned();
+    };
+    let mut text = prompt.to_owned();
+    for (key, value) in input {
+        let shown = match value {
+            Value::String(value) => value.clone(),
+            other => other.to_string(),
+        };
+        text = text.replace(&format!("{{{key}}}"), &shown);
+    }
+    text
 }

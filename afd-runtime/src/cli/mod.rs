@@ -38,6 +38,7 @@
 
 mod app;
 pub mod flags;
+mod log;
 mod progress;
 mod render;
 mod run;
@@ -55,6 +56,7 @@ use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
 use crate::error::{CommandError, codes};
 use crate::registry::Registry;
 
+pub use log::StderrLog;
 pub use progress::TerminalProgress;
 pub use render::{print_error, render_data};
 

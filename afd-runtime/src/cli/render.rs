@@ -1,10 +1,12 @@
 //! Results printed for reading: a success's data (arrays of objects as a table, objects as
-//! `key: value` lines), and an error's code, message and suggestion on stderr.
+//! `key: value` lines), its content blocks (text as it is, binary as a one-line summary),
+//! and an error's code, message and suggestion on stderr.
 
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
+use crate::content::{Content, ResourceContents};
 use crate::error::CommandError;
 
 /// The widest a table cell gets before it is cut with `…`.
@@ -41,6 +43,61 @@ pub fn render_data(data: &Value) -> String {
         }
     }
     out
+}
+
+/// Content blocks as text: a text block (or an embedded text resource) as it is, an image,
+/// audio or binary resource as one line with its media type and size, a resource link as
+/// its name and URI. `--json` prints the blocks whole (binary data base64, as MCP carries it).
+pub fn render_content(blocks: &[Content]) -> String {
+    let mut out = String::new();
+    for block in blocks {
+        match block {
+            Content::Text { text } => {
+                out.push_str(text);
+                if !text.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            Content::Image { data, mime_type } => {
+                let _ = writeln!(out, "[image {mime_type}, {}]", size(data));
+            }
+            Content::Audio { data, mime_type } => {
+                let _ = writeln!(out, "[audio {mime_type}, {}]", size(data));
+            }
+            Content::Resource { resource } => match resource {
+                ResourceContents::Text { uri, text, .. } => {
+                    let _ = writeln!(out, "[resource {uri}]");
+                    out.push_str(text);
+                    if !text.ends_with('\n') {
+                        out.push('\n');
+                    }
+                }
+                ResourceContents::Blob {
+                    uri,
+                    mime_type,
+                    blob,
+                } => {
+                    let mime = mime_type.as_deref().unwrap_or("application/octet-stream");
+                    let _ = writeln!(out, "[resource {uri}, {mime}, {}]", size(blob));
+                }
+            },
+            Content::ResourceLink(link) => {
+                let _ = writeln!(out, "[link {}: {}]", link.name, link.uri);
+            }
+        }
+    }
+    out
+}
+
+/// The size of base64 `data` once decoded, in words.
+fn size(data: &str) -> String {
+    let padding = data.bytes().rev().take_while(|b| *b == b'=').count();
+    let bytes = (data.len() / 4 * 3).saturating_sub(padding);
+    match bytes {
+        0..1024 => format!("{bytes} bytes"),
+        1024..1_048_576 => format!("{:.1} KiB", bytes as f64 / 1024.0),
+        _ => format!("{:.1} MiB", bytes as f64 / 1_048_576.0),
+    }
 }
 
 fn render_object(out: &mut String, object: &Map<String, Value>, indent: &str) {
@@ -161,6 +218,25 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn content_blocks_are_text_or_one_line_summaries() {
+        let text = render_content(&[
+            Content::text("Chart:"),
+            Content::image([0u8; 2048], "image/png"),
+            Content::audio([0u8; 10], "audio/wav"),
+            Content::resource(
+                ResourceContents::text("test://a", "hello").with_mime_type("text/plain"),
+            ),
+            Content::resource(ResourceContents::blob("test://b", [1u8, 2, 3])),
+            Content::resource_link("test://c", "c.csv"),
+        ]);
+        assert_eq!(
+            text,
+            "Chart:\n[image image/png, 2.0 KiB]\n[audio audio/wav, 10 bytes]\n[resource test://a]\nhello\n\
+             [resource test://b, application/octet-stream, 3 bytes]\n[link c.csv: test://c]\n"
+        );
+    }
 
     #[test]
     fn arrays_of_objects_are_tables() {

@@ -14,8 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::app::{CONTEXT, JSON, READ_ONLY, YES};
 use super::flags::{Flags, read_input};
+use super::log::StderrLog;
 use super::progress::TerminalProgress;
-use super::render::{print_error, render_data};
+use super::render::{print_error, render_content, render_data};
 use super::{Cli, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_SUCCESS, EXIT_USAGE};
 use crate::command_context::CommandContext;
 use crate::dispatch::Dispatcher;
@@ -44,10 +45,15 @@ impl Output {
                 (Some(error), _) => print_error(error),
                 (None, Some(data)) if !data.is_null() => print!("{}", render_data(data)),
                 (None, _) => {
-                    if let Some(reasoning) = &result.reasoning {
+                    if let Some(reasoning) = &result.reasoning
+                        && result.content.is_empty()
+                    {
                         println!("{reasoning}");
                     }
                 }
+            }
+            if result.error.is_none() {
+                print!("{}", render_content(&result.content));
             }
         }
         exit_code(result.success)
@@ -169,7 +175,10 @@ fn confirm(
                 return None;
             }
             let prompt = entry.def().confirm_prompt()?;
-            Some((entry.name().to_owned(), fill(prompt, *input)))
+            Some((
+                entry.name().to_owned(),
+                crate::text::fill_prompt(prompt, *input),
+            ))
         })
         .collect();
     if prompts.is_empty() {
@@ -207,22 +216,6 @@ fn confirm(
     }
 }
 
-/// A confirmation prompt with `{field}` replaced by the input's values.
-fn fill(prompt: &str, input: Option<&Value>) -> String {
-    let Some(Value::Object(input)) = input else {
-        return prompt.to_owned();
-    };
-    let mut text = prompt.to_owned();
-    for (key, value) in input {
-        let shown = match value {
-            Value::String(value) => value.clone(),
-            other => other.to_string(),
-        };
-        text = text.replace(&format!("{{{key}}}"), &shown);
-    }
-    text
-}
-
 async fn call(
     dispatcher: &Dispatcher,
     name: &str,
@@ -243,7 +236,9 @@ async fn call(
         return output.error(error);
     }
     let progress = Arc::new(TerminalProgress::stderr());
-    let ctx = ctx.with_progress(progress.clone());
+    let ctx = ctx
+        .with_progress(progress.clone())
+        .with_log(Arc::new(StderrLog::default()));
     let dispatcher = dispatcher.clone();
     let name = name.to_owned();
     let (result, interrupted) = interruptible(ctx, move |ctx| {
@@ -543,7 +538,7 @@ fn completions(cli: &Cli, dispatcher: &Dispatcher, args: &ArgMatches) -> i32 {
 mod tests {
     use serde_json::json;
 
-    use super::fill;
+    use crate::text::fill_prompt as fill;
 
     #[test]
     fn a_prompt_names_the_input() {

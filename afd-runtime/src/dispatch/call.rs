@@ -1,6 +1,7 @@
 //! The steps of one call, in order: limits on the input, lookup (with "Did you mean"
 //! suggestions and a context hint), exposure, the context gate, validation, cancellation,
-//! the middleware stack down to the handler (a panic in either is an `INTERNAL_ERROR`), the deprecated-alias warning, usage
+//! confirmation by the user where the caller can ask, the middleware stack down to the
+//! handler (with its `tracing` events forwarded to a caller that asked for them) (a panic in either is an `INTERNAL_ERROR`), the deprecated-alias warning, usage
 //! statistics and timing. [`Registry::call`] runs the same steps with every command
 //! exposed and no middleware.
 
@@ -154,6 +155,17 @@ async fn run(
     if ctx.is_cancelled() {
         return CommandResult::failure(cancelled(entry.def(), false));
     }
+    if super::confirm::wanted(entry.def(), &ctx) {
+        // The user may take a while to answer; the caller may cancel meanwhile.
+        let confirmed = tokio::select! {
+            biased;
+            confirmed = super::confirm::confirm(entry.def(), &input, &ctx) => confirmed,
+            () = ctx.cancelled() => Err(cancelled(entry.def(), false)),
+        };
+        if let Err(refusal) = confirmed {
+            return CommandResult::failure(refusal);
+        }
+    }
     let request = CommandRequest {
         def: entry.def(),
         input,
@@ -164,7 +176,10 @@ async fn run(
     };
     // The handler's own panics are caught beneath the stack; this catches a middleware's,
     // so that no call (and no request of a server) ends without an answer.
-    let execution = AssertUnwindSafe(stack.clone().oneshot(request)).catch_unwind();
+    let execution = crate::client::scope_tracing(
+        ctx.log_sink(),
+        AssertUnwindSafe(stack.clone().oneshot(request)).catch_unwind(),
+    );
     let mut result = tokio::select! {
         biased;
         outcome = execution => match outcome {

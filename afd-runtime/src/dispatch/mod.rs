@@ -15,6 +15,7 @@
 
 mod builder;
 mod call;
+mod confirm;
 mod handler;
 mod limits;
 mod path;

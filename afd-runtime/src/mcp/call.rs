@@ -1,9 +1,12 @@
 //! A `tools/call`, whichever way it arrived: [`McpServer::run_tool_call`] is the one path
 //! that rmcp's handler and the stdio front both take. It builds the call's context (the
 //! server's base context, the request's cancellation, its `afd/session` or else the
-//! transport's session, progress reporting), routes the call to the dispatcher, and
-//! announces a changed session listing. Also the tool result's two forms: rmcp's
-//! [`CallToolResult`] and the JSON the stdio front writes itself.
+//! transport's session, progress reporting, log messages and requests to the client),
+//! routes the call to the dispatcher, and announces a changed session listing. Also the tool result's two forms: rmcp's
+//! [`CallToolResult`] (with a command's content blocks) and the JSON the stdio front writes
+//! itself.
+
+use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, JsonObject, ProgressToken};
 use rmcp::{Peer, RoleServer};
@@ -12,6 +15,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::SESSION_META;
+use super::client::{McpClient, McpLog};
 use super::progress::Progress;
 use super::server::McpServer;
 use super::tools::{BATCH, DETAIL, DISCOVER, DOCS, HELP, PIPE, Route, SCHEMA};
@@ -82,11 +86,16 @@ impl McpServer {
             .and_then(|meta| meta.get(PROGRESS_TOKEN))
             .and_then(|token| ProgressToken::deserialize(token).ok());
         let mut notified = progress.is_some();
+        // The handler's log messages, sampling and elicitation go to this client.
+        let log = McpLog::new(peer.clone(), self.log_level().clone());
+        ctx = ctx
+            .with_log(Arc::new(log.clone()))
+            .with_client(Arc::new(McpClient::new(peer.clone())));
         if let Some(token) = progress {
             let progress = Progress::new(peer.clone(), token);
             ctx = ctx
                 .with_state(progress.clone())
-                .with_progress(std::sync::Arc::new(progress));
+                .with_progress(Arc::new(progress));
         }
         // Where tools/list follows the transport session, announce what the call changed.
         let followed = self.followed_session(legacy).await;
@@ -95,6 +104,10 @@ impl McpServer {
             None => None,
         };
         let answer = self.answer_call(name, arguments, ctx).await;
+        // Log messages of `tracing` events still queued go before the answer.
+        log.flush().await;
+        // Log messages that went out must reach the client before the answer.
+        notified |= log.sent();
         if let (Some(handle), Some(before)) = (followed.as_deref(), before) {
             let after = self.inner.dispatcher.session(handle).await;
             // A store that cannot be read now says nothing about a change: no notice.
@@ -285,10 +298,18 @@ impl Answer {
         }
     }
 
-    /// The result as rmcp sends it: structured content, the same JSON as text, `isError`.
+    /// Whether the answer carries content blocks of its own (then it is not written in the
+    /// stdio front's fixed shape).
+    pub(super) fn has_content(&self) -> bool {
+        matches!(self, Answer::Command(result) if !result.content.is_empty())
+    }
+
+    /// The result as rmcp sends it: structured content, the same JSON as text, `isError`;
+    /// a command's content blocks first, when it returned some.
     pub(super) fn into_tool_result(self) -> CallToolResult {
         let success = self.success();
         match &self {
+            Answer::Command(result) if !result.content.is_empty() => rich_tool_result(result),
             Answer::Command(result) => tool_result(result, success),
             Answer::Batch(result) => tool_result(result, success),
             Answer::Pipe(result) => tool_result(result, success),
@@ -317,7 +338,120 @@ fn tool_result<T: Serialize>(result: &T, success: bool) -> CallToolResult {
     }
 }
 
+/// A result with content blocks: the blocks, then (where there is data, or an error) the
+/// rest of the result as `structuredContent` and as JSON text. A success made only of
+/// content is its blocks alone.
+fn rich_tool_result(result: &CommandResult<Value>) -> CallToolResult {
+    let mut content = serde_json::to_value(&result.content).unwrap_or_else(|_| json!([]));
+    let has_data = result.data.as_ref().is_some_and(|data| !data.is_null());
+    let mut structured = None;
+    if has_data || !result.success {
+        let envelope = CommandResult {
+            content: Vec::new(),
+            ..result.clone()
+        };
+        let value =
+            serde_json::to_value(&envelope).unwrap_or_else(|error| serialization_failure(&error));
+        if let Some(blocks) = content.as_array_mut() {
+            blocks.push(json!({"type": "text", "text": value.to_string()}));
+        }
+        structured = Some(value);
+    }
+    let blocks = match serde_json::from_value(content) {
+        Ok(blocks) => blocks,
+        Err(error) => return CallToolResult::structured_error(serialization_failure(&error)),
+    };
+    let mut answer = if result.success {
+        CallToolResult::success(blocks)
+    } else {
+        CallToolResult::error(blocks)
+    };
+    answer.structured_content = structured;
+    answer
+}
+
 /// The structured content of a result that could not be serialised.
 fn serialization_failure(error: &serde_json::Error) -> Value {
     json!({"success": false, "error": {"code": codes::INTERNAL_ERROR, "message": error.to_string()}})
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::content::{Content, ResourceContents};
+
+    fn wire(answer: Answer) -> Value {
+        serde_json::to_value(answer.into_tool_result()).unwrap()
+    }
+
+    #[test]
+    fn a_content_only_success_is_its_blocks_without_structured_content() {
+        let result = CommandResult::<Value>::content_only([
+            Content::text("Here:"),
+            Content::image([1u8, 2, 3], "image/png"),
+            Content::resource(
+                ResourceContents::text("test://a", "hi").with_mime_type("text/plain"),
+            ),
+            Content::resource_link("test://b", "b"),
+        ]);
+        assert_eq!(
+            wire(Answer::Command(result)),
+            json!({
+                "content": [
+                    {"type": "text", "text": "Here:"},
+                    {"type": "image", "data": "AQID", "mimeType": "image/png"},
+                    {"type": "resource", "resource": {"uri": "test://a", "mimeType": "text/plain", "text": "hi"}},
+                    {"type": "resource_link", "uri": "test://b", "name": "b"}
+                ],
+                "isError": false,
+                "resultType": "complete"
+            })
+        );
+    }
+
+    #[test]
+    fn data_beside_content_is_structured_and_written_after_the_blocks() {
+        let result = CommandResult::success(json!({"rows": 2}))
+            .with_content(Content::audio([0u8], "audio/wav"));
+        let wire = wire(Answer::Command(result));
+        assert_eq!(
+            wire["structuredContent"],
+            json!({"success": true, "data": {"rows": 2}})
+        );
+        assert_eq!(wire["content"][0]["type"], "audio");
+        assert_eq!(
+            wire["content"][1],
+            json!({"type": "text", "text": r#"{"success":true,"data":{"rows":2}}"#})
+        );
+        assert_eq!(wire["isError"], false);
+    }
+
+    #[test]
+    fn data_only_results_keep_their_shape() {
+        let wire = wire(Answer::Command(CommandResult::success(json!(1))));
+        assert_eq!(
+            wire,
+            json!({
+                "content": [{"type": "text", "text": r#"{"success":true,"data":1}"#}],
+                "structuredContent": {"success": true, "data": 1},
+                "isError": false,
+                "resultType": "complete"
+            })
+        );
+    }
+
+    #[test]
+    fn a_failure_with_content_stays_an_error_with_its_structured_error() {
+        let mut result = CommandResult::<Value>::failure(CommandError::new("NOT_FOUND", "gone"));
+        result.content.push(Content::text("partial log"));
+        let wire = wire(Answer::Command(result));
+        assert_eq!(wire["isError"], true);
+        assert_eq!(wire["structuredContent"]["error"]["code"], "NOT_FOUND");
+        assert_eq!(
+            wire["content"][0],
+            json!({"type": "text", "text": "partial log"})
+        );
+    }
 }

@@ -1,6 +1,6 @@
 //! rmcp's [`ServerHandler`] for [`McpServer`], written by hand over the catalog: server
-//! info, `tools/list`, the resources (with subscriptions), the prompts, completions, and
-//! `tools/call` through the one call path.
+//! info, `tools/list`, the resources (with subscriptions), the prompts, completions,
+//! `logging/setLevel`, and `tools/call` through the one call path.
 
 use std::panic::AssertUnwindSafe;
 
@@ -23,12 +23,14 @@ use super::server::McpServer;
 use super::{prompts, resources};
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .enable_resources()
             .enable_resources_subscribe()
+            .enable_logging()
             .build();
         // Prompts and completions only when the app declares prompts or resource
         // templates; the resource lists never change, so no `listChanged`.
@@ -162,6 +164,18 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         prompts::complete(&self.inner.prompts, &self.inner.resources, &request)
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let level = super::client::level_of(&request.level)
+            .ok_or_else(|| ErrorData::invalid_params("unknown log level", None))?;
+        self.log_level().set(level);
+        Ok(())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -22,7 +22,8 @@
 //! How it is laid out: [`McpServerBuilder`] (`builder`) computes the listing once into an
 //! [`McpServer`] (`server`); rmcp reaches it through the `ServerHandler` in `handler`, the
 //! stdio front (`stream`) answers `tools/call` before rmcp, and both run a call through the
-//! one function in `call`. `tools` defines the tools (their schemas as `advertise` renders
+//! one function in `call`, whose handlers reach the client through `client` (logging,
+//! sampling, elicitation). `tools` defines the tools (their schemas as `advertise` renders
 //! them), `listing` lists them per strategy and per session, `resources` serves the app's
 //! declared resources and the catalog as resources, `prompts` the declared prompts and
 //! completions, `http` the HTTP transport.
@@ -30,6 +31,7 @@
 mod advertise;
 mod builder;
 mod call;
+mod client;
 mod handler;
 #[cfg(feature = "http")]
 mod http;

@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use rmcp::model::Tool;
 
+use super::client::LevelCell;
 use super::strategy::Strategy;
 use super::tools::{Rendering, Route};
 use crate::command_context::CommandContext;
@@ -63,6 +64,8 @@ struct Connection {
     /// (set at its first subscription): its end ends its subscriptions.
     subscriber: SubscriberId,
     subscriptions: OnceLock<ResourceUpdates>,
+    /// The log level the client set with `logging/setLevel`.
+    log_level: Arc<LevelCell>,
 }
 
 impl Connection {
@@ -73,6 +76,7 @@ impl Connection {
             owner: OnceLock::new(),
             subscriber: SubscriberId::next(),
             subscriptions: OnceLock::new(),
+            log_level: Arc::default(),
         }
     }
 }
@@ -119,6 +123,12 @@ impl fmt::Debug for McpServer {
 }
 
 impl McpServer {
+    /// The log level this connection's client set (`logging/setLevel`), shared with the
+    /// log sinks of its calls.
+    pub(super) fn log_level(&self) -> &Arc<LevelCell> {
+        &self.connection.log_level
+    }
+
     /// This server's catalog served on `other`'s connection (its transport session, and
     /// so the session's context stack): for a host that swaps catalogs under connected
     /// clients.

@@ -351,7 +351,7 @@ impl McpServer {
                     if called.notified {
                         order.passed_on().await;
                     }
-                    wire::response_line(&id, &called.answer)
+                    wire::response_line(&id, called.answer)
                 }
                 Err(_) => {
                     // Whatever progress it reported before it panicked still goes first.

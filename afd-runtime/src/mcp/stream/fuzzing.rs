@@ -49,8 +49,11 @@ pub fn stdio_line(line: &[u8]) -> Handling {
         .filter(CallRequest::plain)
     {
         let arguments = call.params.arguments.clone().unwrap_or_default();
-        let answer = Answer::Command(CommandResult::success(Value::Object(arguments)));
-        let ours = wire::response_line(&call.id, &answer);
+        let answer = Answer::Command(CommandResult::success(Value::Object(arguments.clone())));
+        let ours = wire::response_line(
+            &call.id,
+            Answer::Command(CommandResult::success(Value::Object(arguments.clone()))),
+        );
         let rmcp = serde_json::from_value::<NumberOrString>(call.id.clone())
             .ok()
             .map(|id| {

@@ -123,7 +123,18 @@ struct ErrorBody<'a> {
 /// The response line rmcp writes for `answer` to a peer on a version before 2026-07-28
 /// (no `resultType`): `CallToolResult`'s fields in its order, the structured content
 /// written once and copied as the text.
-pub(super) fn response_line(id: &Value, answer: &Answer) -> Vec<u8> {
+pub(super) fn response_line(id: &Value, answer: Answer) -> Vec<u8> {
+    if answer.has_content() {
+        // Content blocks of the command's own: the result as rmcp would write it.
+        let mut result = answer.into_tool_result();
+        // The front serves protocols before 2026-07-28 only, which have no `resultType`.
+        result.result_type = None;
+        let mut line =
+            serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}))
+                .unwrap_or_default();
+        line.push(b'\n');
+        return line;
+    }
     let json = answer.to_json();
     let mut line = Vec::with_capacity(2 * json.len() + 128);
     line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
