@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite's server scenarios (the active set) against
-# examples/conformance served over streamable HTTP. Exits non-zero if any scenario fails.
+# Runs the official MCP conformance suite's server scenarios against examples/conformance
+# served over streamable HTTP: every scenario, the active set and the pending ones
+# (json-schema-2020-12, server-sse-polling) alike. Exits non-zero if any scenario fails.
 #
 #   tests/conformance/run.sh              # npm ci here, build the example, run the suite
 #   tests/conformance/run.sh SCENARIO...  # only these scenarios
@@ -35,7 +36,7 @@ if [ "$#" -gt 0 ]; then
         conformance server --url "$url" --scenario "$scenario" -o "$results" || status=1
     done
 else
-    conformance server --url "$url" -o "$results" || status=1
+    conformance server --url "$url" --suite all -o "$results" || status=1
 fi
 rm -rf "$results"
 if [ "$status" -ne 0 ]; then

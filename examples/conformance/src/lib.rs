@@ -1,6 +1,8 @@
 //! Every fixture the official MCP conformance suite's server scenarios call
 //! (`@modelcontextprotocol/conformance`), written with afd-rs's public API only: tools with
-//! text, errors and progress, a JSON Schema 2020-12 input, resources (text, binary, a
+//! text, images, audio, embedded resources and mixes of them, errors, progress, logging,
+//! sampling and elicitation (typed forms with defaults and every kind of choice), a JSON
+//! Schema 2020-12 input, resources (text, binary, a
 //! template, one that changes), prompts (simple, with arguments, with an embedded resource
 //! and an image) and completions. `src/main.rs` serves them; the tests' fixture apps link
 //! them too.
@@ -10,10 +12,11 @@
 
 use std::time::Duration;
 
+use afd_runtime::client::{Elicitation, LogLevel, SamplingRequest};
 use afd_runtime::prelude::*;
 use afd_runtime::prompt::PromptMessage;
 use afd_runtime::resource::Resources;
-use afd_runtime::{Content, ResourceContents};
+use afd_runtime::{Content, NoData, ResourceContents};
 
 /// Returns a fixed text.
 #[command(name = "test_simple_text", category = "conformance")]
@@ -84,7 +87,7 @@ pub fn json_schema_2020_12_tool(input: Person) -> Result<String, CommandError> {
 }
 
 /// A one-pixel PNG.
-const PIXEL: &[u8] = &[
+pub const PIXEL: &[u8] = &[
     0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
     0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
     0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0,
@@ -212,14 +215,241 @@ pub fn prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
+/// A WAV header with no samples.
+const WAV: &[u8] =
+    b"RIFF$\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x44\xac\0\0\x88\x58\x01\0\x02\0\x10\0data\0\0\0\0";
+
+/// Returns a small PNG image.
+#[command(name = "test_image_content", category = "content")]
+pub fn image() -> CommandResult<NoData> {
+    CommandResult::content_only([Content::image(PIXEL, "image/png")])
+}
+
+/// Returns a short WAV recording.
+#[command(name = "test_audio_content", category = "content")]
+pub fn audio() -> CommandResult<NoData> {
+    CommandResult::content_only([Content::audio(WAV, "audio/wav")])
+}
+
+/// Returns an embedded text resource.
+#[command(name = "test_embedded_resource", category = "content")]
+pub fn embedded() -> CommandResult<NoData> {
+    CommandResult::content_only([Content::resource(
+        ResourceContents::text(
+            "test://embedded-resource",
+            "This is an embedded resource content.",
+        )
+        .with_mime_type("text/plain"),
+    )])
+}
+
+/// Returns text, an image, a resource and a link to another resource.
+#[command(name = "test_multiple_content_types", category = "content")]
+pub fn mixed() -> CommandResult<NoData> {
+    CommandResult::content_only([
+        Content::text("Multiple content types test:"),
+        Content::image(PIXEL, "image/png"),
+        Content::resource(
+            ResourceContents::text(
+                "test://mixed-content-resource",
+                r#"{"test":"data","value":123}"#,
+            )
+            .with_mime_type("application/json"),
+        ),
+        Content::resource(
+            ResourceContents::blob("test://blob", [0u8, 1, 2, 255])
+                .with_mime_type("application/octet-stream"),
+        ),
+        Content::resource_link("test://linked", "linked.txt"),
+    ])
+}
+
+/// Logs three messages while it runs.
+#[command(name = "test_tool_with_logging", category = "client")]
+pub async fn with_logging(ctx: &CommandContext) -> String {
+    ctx.log(LogLevel::Info, "Tool execution started").await;
+    ctx.log(LogLevel::Info, "Tool processing data").await;
+    ctx.log(LogLevel::Info, "Tool execution completed").await;
+    "logged".to_owned()
+}
+
+/// Input of `test_sampling`.
+#[derive(Deserialize, JsonSchema)]
+pub struct Prompt {
+    /// What to ask the model.
+    pub prompt: String,
+}
+
+/// Asks the client's model and returns its answer.
+#[command(name = "test_sampling", category = "client")]
+pub async fn sampling(
+    input: Prompt,
+    ctx: &CommandContext,
+) -> Result<CommandResult<NoData>, CommandError> {
+    let answer = ctx.sample(SamplingRequest::new(input.prompt, 100)).await?;
+    Ok(CommandResult::content_only([Content::text(format!(
+        "LLM response: {} (model {})",
+        answer.text().unwrap_or_default(),
+        answer.model
+    ))]))
+}
+
+/// Input of `test_elicitation`.
+#[derive(Deserialize, JsonSchema)]
+pub struct Message {
+    /// What to tell the user.
+    pub message: String,
+}
+
+/// Who the user is.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Contact {
+    /// User's response.
+    pub username: String,
+    /// User's email address.
+    pub email: String,
+}
+
+/// Asks the user who they are.
+#[command(name = "test_elicitation", category = "client")]
+pub async fn elicitation(input: Message, ctx: &CommandContext) -> Result<Value, CommandError> {
+    Ok(match ctx.elicit::<Contact>(input.message).await? {
+        Elicitation::Accept(contact) => json!({"action": "accept", "content": contact}),
+        other => json!({"action": other.action()}),
+    })
+}
+
+/// A status.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+pub fn john() -> String {
+    "John Doe".to_owned()
+}
+pub fn thirty() -> i64 {
+    30
+}
+pub fn score() -> f64 {
+    95.5
+}
+pub fn active() -> Status {
+    Status::Active
+}
+pub fn yes() -> bool {
+    true
+}
+
+/// A form with a default for every field.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Defaults {
+    /// User name.
+    #[serde(default = "john")]
+    pub name: String,
+    /// User age.
+    #[serde(default = "thirty")]
+    pub age: i64,
+    /// User score.
+    #[serde(default = "score")]
+    pub score: f64,
+    /// User status.
+    #[serde(default = "active")]
+    pub status: Status,
+    /// Verification status.
+    #[serde(default = "yes")]
+    pub verified: bool,
+}
+
+/// Asks for a form whose fields all have defaults.
+#[command(name = "test_elicitation_sep1034_defaults", category = "client")]
+pub async fn elicitation_defaults(ctx: &CommandContext) -> Result<Value, CommandError> {
+    Ok(
+        match ctx
+            .elicit::<Defaults>("Please review and update the form fields with defaults")
+            .await?
+        {
+            Elicitation::Accept(form) => json!({"action": "accept", "content": form}),
+            other => json!({"action": other.action()}),
+        },
+    )
+}
+
+/// An option with a title.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub enum Titled {
+    /// First Option
+    #[serde(rename = "value1")]
+    One,
+    /// Second Option
+    #[serde(rename = "value2")]
+    Two,
+    /// Third Option
+    #[serde(rename = "value3")]
+    Three,
+}
+
+/// An option without one.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+/// Every kind of choice a form can offer (the legacy `enumNames` form aside, which needs
+/// a raw schema).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Choices {
+    pub untitled_single: Untitled,
+    pub titled_single: Titled,
+    pub untitled_multi: Vec<Untitled>,
+    pub titled_multi: Vec<Titled>,
+}
+
+/// Asks for one and several of fixed options, with and without titles.
+#[command(name = "test_elicitation_sep1330_enums", category = "client")]
+pub async fn elicitation_enums(ctx: &CommandContext) -> Result<Value, CommandError> {
+    let mut schema = afd_runtime::client::form_schema::<Choices>()?;
+    schema["properties"]["legacyEnum"] = json!({
+        "type": "string",
+        "title": "Legacy Enum",
+        "enum": ["opt1", "opt2", "opt3"],
+        "enumNames": ["Option One", "Option Two", "Option Three"]
+    });
+    Ok(
+        match ctx
+            .elicit_schema("Please select options from the enum fields", schema)
+            .await?
+        {
+            Elicitation::Accept(form) => json!({"action": "accept", "content": form}),
+            other => json!({"action": other.action()}),
+        },
+    )
+}
+
 /// The state the fixtures need in the context: how often the watched resource changed.
 pub fn context() -> CommandContext {
     CommandContext::new().with_state(std::sync::atomic::AtomicU64::new(0))
 }
 
 /// The tools (a binary naming them keeps this crate linked).
-pub const COMMANDS: [&afd_runtime::CommandDef; 6] = [
+pub const COMMANDS: [&afd_runtime::CommandDef; 15] = [
     simple_text::COMMAND,
+    image::COMMAND,
+    audio::COMMAND,
+    embedded::COMMAND,
+    mixed::COMMAND,
+    with_logging::COMMAND,
+    sampling::COMMAND,
+    elicitation::COMMAND,
+    elicitation_defaults::COMMAND,
+    elicitation_enums::COMMAND,
     error_handling::COMMAND,
     tool_with_progress::COMMAND,
     reconnection::COMMAND,
