@@ -4,7 +4,7 @@
 //!
 //! `.ci/run` installs the client into a venv, builds the example and sets
 //! `AFD_INTEROP_PYTHON`; without it (a developer machine with no venv) the test says so and
-//! passes without running. To run it by hand:
+//! passes without running, except under `CI`, where it fails. To run it by hand:
 //!
 //! ```sh
 //! python3 -m venv .venv && .venv/bin/pip install mcp
@@ -18,6 +18,10 @@ use std::process::Command;
 #[test]
 fn the_official_python_client_drives_the_example_server() {
     let Ok(python) = std::env::var("AFD_INTEROP_PYTHON") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "AFD_INTEROP_PYTHON must be set under CI (see tests/interop.rs)"
+        );
         eprintln!(
             "AFD_INTEROP_PYTHON is not set: the Python interop test did not run (see tests/interop.rs)"
         );
