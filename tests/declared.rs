@@ -12,9 +12,6 @@
 //! AFD_INTEROP_PYTHON=.venv/bin/python cargo test -p afd-tests --test declared
 //! ```
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use std::sync::{Arc, Mutex};
 
 use afd_runtime::mcp::McpServer;
@@ -465,29 +462,12 @@ async fn updates_reach_subscribed_connections_only_and_end_with_them() {
 
 #[test]
 fn the_official_python_client_reads_gets_completes_and_subscribes() {
-    let Ok(python) = std::env::var("AFD_INTEROP_PYTHON") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "AFD_INTEROP_PYTHON must be set under CI (see tests/declared.rs)"
-        );
-        eprintln!("AFD_INTEROP_PYTHON is not set: the Python half of this test did not run");
+    let Some(python) = afd_tests::python::client() else {
         return;
     };
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let output = Command::new(&python)
-        .arg(root.join("interop/declared.py"))
-        .arg(env!("CARGO_BIN_EXE_afd-decl-fixture"))
-        .output()
-        .expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    eprintln!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
-    assert!(
-        output.status.success(),
-        "the Python client reported failures"
-    );
-    let last = stdout.lines().last().unwrap_or_default();
-    assert!(
-        last.ends_with(" 0 failed") && !last.starts_with("0 passed"),
-        "{last}"
+    afd_tests::python::run_checks(
+        &python,
+        "declared.py",
+        [env!("CARGO_BIN_EXE_afd-decl-fixture")],
     );
 }

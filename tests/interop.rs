@@ -13,18 +13,10 @@
 //! ```
 
 use std::path::PathBuf;
-use std::process::Command;
 
 #[test]
 fn the_official_python_client_drives_the_example_server() {
-    let Ok(python) = std::env::var("AFD_INTEROP_PYTHON") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "AFD_INTEROP_PYTHON must be set under CI (see tests/interop.rs)"
-        );
-        eprintln!(
-            "AFD_INTEROP_PYTHON is not set: the Python interop test did not run (see tests/interop.rs)"
-        );
+    let Some(python) = afd_tests::python::client() else {
         return;
     };
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -36,21 +28,5 @@ fn the_official_python_client_drives_the_example_server() {
         "{} is missing: run `cargo build --example todo` first",
         binary.display()
     );
-    let script = root.join("tests/interop/client.py");
-    let output = Command::new(&python)
-        .arg(&script)
-        .arg(&binary)
-        .output()
-        .expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    eprintln!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
-    assert!(
-        output.status.success(),
-        "the interop client reported failures"
-    );
-    let last = stdout.lines().last().unwrap_or_default();
-    assert!(
-        last.ends_with(" 0 failed") && !last.starts_with("0 passed"),
-        "{last}"
-    );
+    afd_tests::python::run_checks(&python, "client.py", [&binary]);
 }

@@ -24,12 +24,13 @@
 //!     cargo test -p afd-tests --test replicas
 //! ```
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use afd_tests::services::{
-    PrivateRedis, free_port, missing, postgres_url, program, temp_dir, wait_for_port,
+    PrivateRedis, free_port, postgres_url, program, temp_dir, wait_for_port,
 };
 
 /// A child process killed when dropped.
@@ -133,25 +134,11 @@ http {{
 
 /// Runs one phase of the Python driver; panics with its output when a check failed.
 fn phase(python: &str, name: &str, state: &Path, urls: &[String]) {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("interop/replicas.py");
-    let output = Command::new(python)
-        .arg(&script)
-        .arg(name)
-        .arg(state)
-        .args(urls)
-        .output()
-        .expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    eprintln!(
-        "== {name}\n{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(output.status.success(), "phase {name} reported failures");
-    let last = stdout.lines().last().unwrap_or_default();
-    assert!(
-        last.ends_with(" 0 failed") && !last.starts_with("0 passed"),
-        "{name}: {last}"
-    );
+    eprintln!("== {name}");
+    let args = [OsStr::new(name), state.as_os_str()]
+        .into_iter()
+        .chain(urls.iter().map(OsStr::new));
+    afd_tests::python::run_checks(python, "replicas.py", args);
 }
 
 /// A database of this run alone, dropped at the end.
@@ -206,10 +193,7 @@ impl Drop for Database {
 
 #[test]
 fn two_replicas_behind_nginx_share_sessions_and_usage() {
-    let Some(python) = std::env::var("AFD_INTEROP_PYTHON")
-        .ok()
-        .or_else(|| missing("AFD_INTEROP_PYTHON is not set"))
-    else {
+    let Some(python) = afd_tests::python::client() else {
         return;
     };
     let Some(postgres) = postgres_url() else {

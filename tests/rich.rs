@@ -17,8 +17,6 @@
 //! AFD_INTEROP_PYTHON=.venv/bin/python cargo test -p afd-tests --test rich
 //! ```
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use afd_runtime::client::{
@@ -266,31 +264,12 @@ async fn confirmation_by_elicitation_runs_only_once_confirmed() {
 
 #[test]
 fn the_official_python_client_talks_to_a_handler() {
-    let Ok(python) = std::env::var("AFD_INTEROP_PYTHON") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "AFD_INTEROP_PYTHON must be set under CI (see tests/rich.rs)"
-        );
-        eprintln!(
-            "AFD_INTEROP_PYTHON is not set: the Python client test did not run (see tests/rich.rs)"
-        );
+    let Some(python) = afd_tests::python::client() else {
         return;
     };
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("interop/rich.py");
-    let output = Command::new(&python)
-        .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_afd-client-fixture"))
-        .output()
-        .expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    eprintln!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
-    assert!(
-        output.status.success(),
-        "the Python client reported failures"
-    );
-    let last = stdout.lines().last().unwrap_or_default();
-    assert!(
-        last.ends_with(" 0 failed") && !last.starts_with("0 passed"),
-        "{last}"
+    afd_tests::python::run_checks(
+        &python,
+        "rich.py",
+        [env!("CARGO_BIN_EXE_afd-client-fixture")],
     );
 }

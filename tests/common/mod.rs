@@ -3,4 +3,5 @@
 pub mod conformance;
 pub mod http;
 pub mod mcp;
+pub mod python;
 pub mod services;
