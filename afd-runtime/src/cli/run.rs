@@ -149,12 +149,16 @@ async fn interruptible<T>(
     let token = CancellationToken::new();
     let future = run(ctx.with_cancellation(token.clone()));
     tokio::pin!(future);
+    // Biased, with Ctrl-C first: its handler is installed on the first poll, so it must be
+    // in place before the command starts running (and perhaps reports that it has started).
+    // Polled the other way round, a Ctrl-C in that window would kill the process instead.
     tokio::select! {
-        value = &mut future => (value, false),
+        biased;
         Ok(()) = tokio::signal::ctrl_c() => {
             token.cancel();
             (future.await, true)
         }
+        value = &mut future => (value, false),
     }
 }
 
