@@ -12,10 +12,14 @@ each a library crate of the handlers plus a binary that serves them over MCP std
 - `plain`: plain functions registered by hand in a `match` with `schema_for!` per command
   (the floor: the derives and the bodies, nothing generated per command).
 
+The three crates share one layout: every input and output struct first, then the handlers
+(rmcp's must sit in one impl, where structs cannot). The layout matters to the rebuild: an
+edit that changes a line's length makes rustc check again the derives after it in the file.
+
 The crates live in one generated workspace (DIR, default `target/side-by-side`) sharing one
 target directory; its dependencies are built first (not timed). For each N and each way it
-times: the clean dev build of the crate and its binary, the dev rebuild after one doc
-comment changes (what an author waits for most), the clean release build, the peak RSS
+times: the clean dev build of the crate and its binary, the dev rebuild after the middle
+handler's doc comment grows by a few words (what an author waits for most), the clean release build, the peak RSS
 of the largest process (rustc) and the release binary's size. Prints a Markdown table with
 the ratios to rmcp and to the floor and, given several sizes, what one more command costs
 each way (the difference to the smallest size, per command added). With `--runs R` every build is timed R times (the
@@ -83,6 +87,7 @@ def afd_lib(n, edit):
     out = ["//! Generated: afd-rs `#[command]` handlers.", "use afd_runtime::prelude::*;"]
     for k in range(n):
         out.append(structs(k))
+    for k in range(n):
         out.append(doc(k, edit.get(k, "")))
         out.append('#[command(category = "bench")]')
         out.append(f"pub fn handler_{k}(input: Input{k}) -> Output{k} {{\n    {body(k)}\n}}")
@@ -150,6 +155,7 @@ def plain_lib(n, edit):
     ]
     for k in range(n):
         out.append(structs(k))
+    for k in range(n):
         out.append(doc(k, edit.get(k, "")))
         out.append(f"pub fn handler_{k}(input: Input{k}) -> Output{k} {{\n    {body(k)}\n}}")
     out.append("/// Every handler's name, description and input and output schemas.")
@@ -268,9 +274,11 @@ def setup(root):
         shutil.copy(ROOT / "Cargo.lock", lock)
 
 
-def cargo(root, args, timed):
-    """Runs cargo in the generated workspace; with `timed`, (seconds, peak RSS MiB)."""
-    env = dict(os.environ, CARGO_TARGET_DIR=str(root / "target"))
+def cargo(root, args, timed, target=None):
+    """Runs cargo in the generated workspace; with `timed`, (seconds, peak RSS MiB).
+
+    The target directory is `root/target` unless `target` names another."""
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target or root / "target"))
     env.pop("RUSTFLAGS", None)
     with tempfile.NamedTemporaryFile("r") as times:
         command = ["cargo", *args]
