@@ -1,5 +1,5 @@
 //! A small MCP server written by hand on rmcp, for the gateway's tests: tools that echo
-//! with `structuredContent`, fail with `isError`, sleep while reporting progress and
+//! with `structuredContent`, answer with an image, fail with `isError`, sleep while reporting progress and
 //! noticing cancellation, crash the process, and add a tool (sending
 //! `notifications/tools/list_changed`). `--garbage` makes it write junk to stdout instead
 //! of speaking MCP.
@@ -48,6 +48,10 @@ impl Faulty {
                 json!({"name": "echo", "description": "Echo the message back.",
                 "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
                 "annotations": {"readOnlyHint": true}}),
+            ),
+            tool(
+                json!({"name": "chart", "description": "Draw a chart: a caption and a PNG image.",
+                "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}),
             ),
             tool(
                 json!({"name": "fail", "description": "Always fail with an upstream error.",
@@ -108,6 +112,10 @@ impl ServerHandler for Faulty {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let result = match request.name.as_ref() {
             "echo" => CallToolResult::structured(json!({"echo": arguments["message"]})),
+            "chart" => CallToolResult::success(vec![
+                ContentBlock::text("the chart:"),
+                ContentBlock::image("iVBORw0KGgo=", "image/png"),
+            ]),
             "fail" => {
                 CallToolResult::error(vec![ContentBlock::text("boom: the faulty tool failed")])
             }

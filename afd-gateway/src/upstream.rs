@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use afd_runtime::mcp::Progress;
-use afd_runtime::{CommandContext, CommandError, CommandResult, codes};
+use afd_runtime::{CommandContext, CommandError, CommandResult, Content, codes};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
     CancelledNotificationParam, ClientRequest, ProgressNotificationParam, ProgressToken, RequestId,
@@ -700,7 +700,9 @@ fn protocol_error(server: &str, tool: &str, what: &str) -> CommandError {
     .with_details(json!({"server": server, "tool": tool}))
 }
 
-/// Maps an upstream tool result: `structuredContent` (else `{content}`) as the data,
+/// Maps an upstream tool result: `structuredContent` (else `{content}` with the text
+/// blocks) as the data, the blocks that are not text (images, audio, resources, resource
+/// links) passed on as content blocks, so a client shows them as the upstream sent them;
 /// `isError` as a failure carrying the upstream's text.
 pub fn map_result(server: &str, tool: &str, result: CallToolResult) -> CommandResult<Value> {
     let content = serde_json::to_value(&result.content).unwrap_or(Value::Null);
@@ -732,9 +734,78 @@ pub fn map_result(server: &str, tool: &str, result: CallToolResult) -> CommandRe
             .with_details(details),
         );
     }
+    // Text stays in the data (the JSON an agent reads and a pipe passes on); the other
+    // blocks, in the same MCP form on both sides, become content blocks. A block the
+    // runtime does not model stays in the data rather than being lost.
+    let mut kept = Vec::new();
+    let mut blocks = Vec::new();
+    for block in result.content {
+        let value = serde_json::to_value(&block).unwrap_or(Value::Null);
+        match block.as_text() {
+            Some(_) => kept.push(value),
+            None => match serde_json::from_value::<Content>(value.clone()) {
+                Ok(content) => blocks.push(content),
+                Err(_) => kept.push(value),
+            },
+        }
+    }
     let data = match result.structured_content {
-        Some(structured) => structured,
-        None => json!({"content": content}),
+        Some(structured) => Some(structured),
+        None if kept.is_empty() && !blocks.is_empty() => None,
+        None => Some(json!({"content": kept})),
     };
-    CommandResult::success(data)
+    let mut mapped = match data {
+        Some(data) => CommandResult::success(data),
+        None => CommandResult::content_only(Vec::<Content>::new()),
+    };
+    mapped.content = blocks;
+    mapped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ContentBlock as McpContent;
+
+    #[test]
+    fn text_is_data_and_other_blocks_pass_on_as_content() {
+        let mut result = CallToolResult::success(vec![
+            McpContent::text("the chart:"),
+            McpContent::image("iVBORw0KGgo=", "image/png"),
+        ]);
+        let mapped = map_result("charts", "draw", result.clone());
+        assert!(mapped.success);
+        assert_eq!(mapped.data.unwrap()["content"][0]["text"], "the chart:");
+        assert_eq!(
+            mapped.content,
+            vec![Content::Image {
+                data: "iVBORw0KGgo=".to_owned(),
+                mime_type: "image/png".to_owned(),
+            }]
+        );
+
+        // With structured content, that is the data; the image still passes on.
+        result.structured_content = Some(json!({"points": 3}));
+        let mapped = map_result("charts", "draw", result);
+        assert_eq!(mapped.data, Some(json!({"points": 3})));
+        assert_eq!(mapped.content.len(), 1);
+    }
+
+    #[test]
+    fn a_result_of_blocks_only_is_content_only() {
+        let result = CallToolResult::success(vec![McpContent::image("AAAA", "image/png")]);
+        let mapped = map_result("charts", "draw", result);
+        assert!(mapped.is_content_only(), "{mapped:?}");
+    }
+
+    #[test]
+    fn text_only_results_keep_their_data_form() {
+        let result = CallToolResult::success(vec![McpContent::text("{\"now\": 1}")]);
+        let mapped = map_result("time", "now", result);
+        assert_eq!(
+            mapped.data,
+            Some(json!({"content": [{"type": "text", "text": "{\"now\": 1}"}]}))
+        );
+        assert!(mapped.content.is_empty());
+    }
 }

@@ -409,6 +409,24 @@ async fn results_progress_cancellation_and_list_changes_pass_through() {
     // structuredContent is the data; isError is a failure naming the server.
     let echo = h.afd_call("faulty.echo", json!({"message": "hi"})).await;
     assert_eq!(echo["data"], json!({"echo": "hi"}));
+    // Text is data; an image reaches the client as an image block.
+    let Value::Object(arguments) = json!({"command": "faulty.chart", "input": {}}) else {
+        unreachable!()
+    };
+    let chart = h
+        .client
+        .peer()
+        .call_tool(CallToolRequestParams::new("afd-call").with_arguments(arguments))
+        .await
+        .unwrap();
+    let blocks = serde_json::to_value(&chart.content).unwrap();
+    assert_eq!(
+        blocks[0],
+        json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}),
+        "{blocks}"
+    );
+    let structured = chart.structured_content.expect("the text as data");
+    assert_eq!(structured["data"]["content"][0]["text"], "the chart:");
     let fail = h.afd_call("faulty.fail", json!({})).await;
     assert_eq!(fail["error"]["code"], "UPSTREAM_TOOL_ERROR", "{fail}");
     assert!(fail["error"]["message"].as_str().unwrap().contains("boom"));
@@ -754,8 +772,8 @@ async fn the_binary_serves_over_stdio_and_reports() {
         .collect();
     assert_eq!(
         direct[0],
-        14 + 5,
-        "todo's 14 tools (individual) and faulty's 5: {text}"
+        14 + 6,
+        "todo's 14 tools (individual) and faulty's 6: {text}"
     );
 }
 
