@@ -370,6 +370,21 @@ fn rich_tool_result(result: &CommandResult<Value>) -> CallToolResult {
     answer
 }
 
+/// A command error as a JSON-RPC error's `data`, for the requests that answer with
+/// JSON-RPC errors rather than tool results (listings, prompts, resources): its stable
+/// code, suggestion, whether a retry may succeed and its details; the message is the
+/// JSON-RPC error's own.
+pub(super) fn error_data(error: &CommandError) -> Value {
+    let mut data = json!({"code": error.code, "suggestion": error.suggestion});
+    if let Some(retryable) = error.retryable {
+        data["retryable"] = json!(retryable);
+    }
+    if let Some(details) = &error.details {
+        data["details"] = details.clone();
+    }
+    data
+}
+
 /// The structured content of a result that could not be serialised.
 fn serialization_failure(error: &serde_json::Error) -> Value {
     json!({"success": false, "error": {"code": codes::INTERNAL_ERROR, "message": error.to_string()}})
@@ -384,6 +399,21 @@ mod tests {
 
     fn wire(answer: Answer) -> Value {
         serde_json::to_value(answer.into_tool_result()).unwrap()
+    }
+
+    #[test]
+    fn a_json_rpc_errors_data_carries_code_suggestion_retry_and_details() {
+        let error = CommandError::new(codes::SESSION_STORE_UNAVAILABLE, "Redis is down")
+            .with_suggestion("Retry in a moment.")
+            .with_retryable(true)
+            .with_details(json!({"store": "redis"}));
+        assert_eq!(
+            error_data(&error),
+            json!({"code": codes::SESSION_STORE_UNAVAILABLE, "suggestion": "Retry in a moment.",
+                   "retryable": true, "details": {"store": "redis"}})
+        );
+        let bare = error_data(&CommandError::new(codes::NOT_FOUND, "no such prompt"));
+        assert_eq!(bare, json!({"code": codes::NOT_FOUND, "suggestion": null}));
     }
 
     #[test]

@@ -112,12 +112,15 @@ impl McpServer {
         let followed = match self.followed_session(legacy).await {
             Some(handle) => {
                 // A session whose store cannot be read lists nothing it might not call.
-                let state = self.inner.dispatcher.session(&handle).await.map_err(|error| {
-                    ErrorData::internal_error(
-                        error.message,
-                        error.details.map(|details| serde_json::json!({"code": error.code, "details": details})),
-                    )
-                })?;
+                let state = self
+                    .inner
+                    .dispatcher
+                    .session(&handle)
+                    .await
+                    .map_err(|error| {
+                        let data = super::call::error_data(&error);
+                        ErrorData::internal_error(error.message, Some(data))
+                    })?;
                 Some(self.session_tools(state.as_deref()))
             }
             None => None,

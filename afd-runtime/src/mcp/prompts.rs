@@ -7,7 +7,6 @@ use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, ErrorData, GetPromptRequestParams,
     GetPromptResult, ListPromptsResult, Prompt, PromptArgument, Reference,
 };
-use serde_json::json;
 
 use crate::command_context::CommandContext;
 use crate::completion::{Completion, MAX_COMPLETIONS};
@@ -105,10 +104,10 @@ fn completion_info(completion: Completion) -> CompletionInfo {
 }
 
 /// A prompt's or completion's failure as a JSON-RPC error: invalid params for an unknown
-/// name or a bad argument, an internal error otherwise; the data holds the stable code and
-/// the suggestion.
+/// name or a bad argument, an internal error otherwise; the data holds the stable code, the
+/// suggestion, whether to retry and the details.
 fn error_data(error: CommandError) -> ErrorData {
-    let data = Some(json!({"code": error.code, "suggestion": error.suggestion}));
+    let data = Some(super::call::error_data(&error));
     if error.is(codes::NOT_FOUND) || error.is(codes::VALIDATION_ERROR) {
         ErrorData::invalid_params(error.message, data)
     } else {
