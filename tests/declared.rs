@@ -471,3 +471,64 @@ fn the_official_python_client_reads_gets_completes_and_subscribes() {
         [env!("CARGO_BIN_EXE_afd-decl-fixture")],
     );
 }
+
+/// `prompts/list` and `resources/templates/list` page like `tools/list` and
+/// `resources/list`: `page_size` items a page, an opaque cursor to the next, a made-up
+/// cursor refused.
+#[tokio::test]
+async fn prompts_and_resource_templates_are_paginated() {
+    use rmcp::model::PaginatedRequestParams;
+    let server = McpServer::builder(Registry::global())
+        .page_size(1)
+        .build()
+        .unwrap();
+    let client = afd_tests::mcp::Client::connect(server).await;
+    let peer = client.peer();
+    let with = |cursor: Option<String>| {
+        cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)))
+    };
+
+    let (mut prompts, mut cursor, mut pages) = (Vec::new(), None, 0);
+    loop {
+        let page = peer.list_prompts(with(cursor)).await.unwrap();
+        assert_eq!(page.prompts.len(), 1);
+        pages += 1;
+        prompts.extend(page.prompts.into_iter().map(|p| p.name));
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let declared: Vec<&str> = Prompts::global().list().iter().map(|p| p.name()).collect();
+    assert!(declared.len() >= 2, "{declared:?}");
+    assert_eq!(prompts, declared);
+    assert_eq!(pages, declared.len());
+
+    let (mut templates, mut cursor) = (Vec::new(), None);
+    loop {
+        let page = peer.list_resource_templates(with(cursor)).await.unwrap();
+        assert_eq!(page.resource_templates.len(), 1);
+        templates.extend(page.resource_templates.into_iter().map(|t| t.uri_template));
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    // The declared templates, then the catalog's two.
+    assert_eq!(
+        templates.len(),
+        Resources::global().templates().count() + 2,
+        "{templates:?}"
+    );
+    assert!(templates.contains(&"afd://commands/{name}".to_owned()));
+    assert!(templates.contains(&"afd://categories/{name}".to_owned()));
+
+    for bad in [
+        peer.list_prompts(with(Some("afd1:ff".into()))).await.err(),
+        peer.list_resource_templates(with(Some("nonsense".into())))
+            .await
+            .err(),
+    ] {
+        assert!(bad.is_some(), "a made-up cursor is refused");
+    }
+}

@@ -219,7 +219,8 @@ impl McpServerBuilder {
         self
     }
 
-    /// Tools per `tools/list` page (default 100).
+    /// Items per page of `tools/list`, `resources/list`, `resources/templates/list` and
+    /// `prompts/list` (default 100).
     #[must_use]
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = size.max(1);

@@ -18,7 +18,7 @@ use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::call::{CALL_PANICKED, ToolCall};
-use super::listing::{encode_cursor, offset};
+use super::listing::page;
 use super::server::McpServer;
 use super::{prompts, resources};
 
@@ -63,21 +63,28 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let all = resources::all(&self.inner.dispatcher, &self.inner.resources);
-        let offset = offset(request.and_then(|r| r.cursor), all.len())?;
-        Ok(resources::page(
-            all,
-            offset,
-            self.inner.page_size,
-            encode_cursor,
-        ))
+        let (resources, next_cursor) =
+            page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
+        Ok(ListResourcesResult {
+            resources,
+            next_cursor,
+            ..Default::default()
+        })
     }
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(resources::templates(&self.inner.resources))
+        let all = resources::templates(&self.inner.resources);
+        let (resource_templates, next_cursor) =
+            page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
+        Ok(ListResourceTemplatesResult {
+            resource_templates,
+            next_cursor,
+            ..Default::default()
+        })
     }
 
     async fn read_resource(
@@ -142,10 +149,17 @@ impl ServerHandler for McpServer {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(prompts::list(&self.inner.prompts))
+        let all = prompts::list(&self.inner.prompts);
+        let (prompts, next_cursor) =
+            page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
+        Ok(ListPromptsResult {
+            prompts,
+            next_cursor,
+            ..Default::default()
+        })
     }
 
     async fn get_prompt(

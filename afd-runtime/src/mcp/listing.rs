@@ -206,6 +206,20 @@ impl McpServer {
     }
 }
 
+/// One page of `items`, from where `cursor` points (the start without one), and the cursor
+/// of the next page if there is one: every `*/list` request pages the same way.
+pub(super) fn page<T>(
+    items: Vec<T>,
+    cursor: Option<String>,
+    size: usize,
+) -> Result<(Vec<T>, Option<String>), ErrorData> {
+    let offset = offset(cursor, items.len())?;
+    let end = offset.saturating_add(size).min(items.len());
+    let next = (end < items.len()).then(|| encode_cursor(end));
+    let page = items.into_iter().skip(offset).take(end - offset).collect();
+    Ok((page, next))
+}
+
 /// Where a page starts: 0 without a cursor, the cursor's offset if it is one of ours.
 pub(super) fn offset(cursor: Option<String>, len: usize) -> Result<usize, ErrorData> {
     match cursor {

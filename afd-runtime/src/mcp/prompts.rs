@@ -5,7 +5,7 @@
 
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, ErrorData, GetPromptRequestParams,
-    GetPromptResult, ListPromptsResult, Prompt, PromptArgument, Reference,
+    GetPromptResult, Prompt, PromptArgument, Reference,
 };
 
 use crate::command_context::CommandContext;
@@ -14,12 +14,9 @@ use crate::error::{CommandError, codes};
 use crate::prompt::{PromptEntry, Prompts};
 use crate::resource::Resources;
 
-/// Every prompt, in one page (sorted by name).
-pub(super) fn list(prompts: &Prompts) -> ListPromptsResult {
-    ListPromptsResult {
-        prompts: prompts.list().iter().map(prompt).collect(),
-        ..Default::default()
-    }
+/// Every prompt, sorted by name.
+pub(super) fn list(prompts: &Prompts) -> Vec<Prompt> {
+    prompts.list().iter().map(prompt).collect()
 }
 
 fn prompt(entry: &PromptEntry) -> Prompt {

@@ -4,10 +4,7 @@
 //! `afd://commands/{name}` (a command's full definition, as afd-detail gives it). Also
 //! what a failed declared read or subscription is as a JSON-RPC error.
 
-use rmcp::model::{
-    ErrorData, ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate,
-};
+use rmcp::model::{ErrorData, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 use serde_json::{Value, json};
 
 use crate::MetaTools;
@@ -74,7 +71,7 @@ pub(crate) fn all(dispatcher: &Dispatcher, declared: &Resources) -> Vec<Resource
 }
 
 /// The URI templates: the app's declared ones (by template), then the catalog's.
-pub(crate) fn templates(declared: &Resources) -> ListResourceTemplatesResult {
+pub(crate) fn templates(declared: &Resources) -> Vec<ResourceTemplate> {
     let mut resource_templates: Vec<ResourceTemplate> =
         declared.templates().map(template).collect();
     resource_templates.extend([
@@ -89,10 +86,7 @@ pub(crate) fn templates(declared: &Resources) -> ListResourceTemplatesResult {
                 .with_description("A category's description and the summaries of its commands.")
                 .with_mime_type(JSON),
     ]);
-    ListResourceTemplatesResult {
-        resource_templates,
-        ..Default::default()
-    }
+    resource_templates
 }
 
 fn template(def: &ResourceDef) -> ResourceTemplate {
@@ -104,26 +98,6 @@ fn template(def: &ResourceDef) -> ResourceTemplate {
     match def.mime_type() {
         Some(mime) => template.with_mime_type(mime),
         None => template,
-    }
-}
-
-/// One page of the resources list.
-pub(crate) fn page(
-    resources: Vec<Resource>,
-    offset: usize,
-    size: usize,
-    cursor: impl Fn(usize) -> String,
-) -> ListResourcesResult {
-    let end = (offset + size).min(resources.len());
-    let next = (end < resources.len()).then(|| cursor(end));
-    ListResourcesResult {
-        resources: resources
-            .into_iter()
-            .skip(offset)
-            .take(end - offset)
-            .collect(),
-        next_cursor: next,
-        ..Default::default()
     }
 }
 
