@@ -36,31 +36,8 @@ LINKS    McpServer::builder(Registry::global()).build()?.serve_stdio().await
 
 
 def handlers(ks, n, edit):
-    out = []
-    for k in ks:
-        out.append(side.doc(k, edit if k == n // 2 else ""))
-        out.append('#[command(category = "bench")]')
-        out.append(f"pub fn handler_{k}(input: Input{k}) -> Output{k} {{\n    {side.body(k)}\n}}")
-    return out
-
-
-def manifest(name, extra=""):
-    runtime = side.ROOT / "afd-runtime"
-    return f'''[package]
-name = "{name}"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-afd-runtime = {{ path = "{runtime}" }}
-schemars = {{ version = "1", default-features = false, features = ["derive", "std"] }}
-serde = {{ version = "1", features = ["derive"] }}
-serde_json = "1"
-{extra}'''
-
-
-TOKIO = 'tokio = { version = "1", features = ["rt-multi-thread", "macros"] }\n'
+    """The handlers `ks` as `#[command]`s, the middle one of all N with `edit`."""
+    return [line for k in ks for line in side.afd_handler(k, edit if k == n // 2 else "")]
 
 
 def write(root, layout, n, parts, edit):
@@ -80,13 +57,13 @@ def write(root, layout, n, parts, edit):
     per = n // parts
     if layout == "crates":
         deps = "".join(f'part{j} = {{ path = "../part{j}" }}\n' for j in range(parts))
-        side.update(root / "server" / "Cargo.toml", manifest("server", TOKIO + deps))
+        side.update(root / "server" / "Cargo.toml", side.afd_manifest("server", side.TOKIO + deps))
         links = "".join(f"    part{j}::link();\n" for j in range(parts))
         side.update(src / "main.rs", SERVER_MAIN.replace("LINKS", links).replace("MODS", ""))
         for j in range(parts):
             part = root / f"part{j}"
             (part / "src").mkdir(parents=True, exist_ok=True)
-            side.update(part / "Cargo.toml", manifest(f"part{j}"))
+            side.update(part / "Cargo.toml", side.afd_manifest(f"part{j}"))
             ks = range(j * per, (j + 1) * per)
             lib = ["//! Generated: one crate of commands.", "use afd_runtime::prelude::*;"]
             lib += [side.structs(k) for k in ks] + handlers(ks, n, edit)
@@ -94,7 +71,7 @@ def write(root, layout, n, parts, edit):
             lib.append("pub fn link() {}")
             side.update(part / "src" / "lib.rs", "\n".join(lib) + "\n")
         return
-    side.update(root / "server" / "Cargo.toml", manifest("server", TOKIO))
+    side.update(root / "server" / "Cargo.toml", side.afd_manifest("server", side.TOKIO))
     side.update(src / "main.rs", SERVER_MAIN.replace("LINKS", "").replace("MODS", "mod commands;\n"))
     if layout == "one file":
         lib = ["//! Generated: every command in one file.", "use afd_runtime::prelude::*;"]

@@ -88,10 +88,17 @@ def afd_lib(n, edit):
     for k in range(n):
         out.append(structs(k))
     for k in range(n):
-        out.append(doc(k, edit.get(k, "")))
-        out.append('#[command(category = "bench")]')
-        out.append(f"pub fn handler_{k}(input: Input{k}) -> Output{k} {{\n    {body(k)}\n}}")
+        out += afd_handler(k, edit.get(k, ""))
     return "\n".join(out) + "\n"
+
+
+def afd_handler(k, edited=""):
+    """Handler `k` as an afd-rs `#[command]` (its doc comment with `edited` appended)."""
+    return [
+        doc(k, edited),
+        '#[command(category = "bench")]',
+        f"pub fn handler_{k}(input: Input{k}) -> Output{k} {{\n    {body(k)}\n}}",
+    ]
 
 
 AFD_MAIN = """//! Generated: the handlers served over MCP stdio.
@@ -201,15 +208,14 @@ fn main() {
 """
 
 
-def manifests(root):
+TOKIO = 'tokio = { version = "1", features = ["rt-multi-thread", "macros"] }\n'
+
+
+def afd_manifest(name, extra=""):
+    """The manifest of a crate of afd-rs commands named `name`, `extra` dependencies added."""
     runtime = ROOT / "afd-runtime"
-    rmcp_version = "3.11"
-    common = '''serde = { version = "1", features = ["derive"] }
-serde_json = "1"
-'''
-    return {
-        "afd": f'''[package]
-name = "side-afd"
+    return f'''[package]
+name = "{name}"
 version = "0.0.0"
 edition = "2024"
 publish = false
@@ -217,8 +223,18 @@ publish = false
 [dependencies]
 afd-runtime = {{ path = "{runtime}" }}
 schemars = {{ version = "1", default-features = false, features = ["derive", "std"] }}
-tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
-{common}''',
+{extra}serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+'''
+
+
+def manifests(root):
+    rmcp_version = "3.11"
+    common = '''serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+'''
+    return {
+        "afd": afd_manifest("side-afd", TOKIO),
         "rmcp": f'''[package]
 name = "side-rmcp"
 version = "0.0.0"
