@@ -1,5 +1,6 @@
 //! Shared fixtures of the integration tests.
 
+pub mod checks;
 pub mod conformance;
 pub mod http;
 pub mod mcp;

@@ -32,15 +32,5 @@ where
         .args(args)
         .output()
         .expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    eprintln!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
-    assert!(
-        output.status.success(),
-        "{script}: the Python client reported failures"
-    );
-    let last = stdout.lines().last().unwrap_or_default();
-    assert!(
-        last.ends_with(" 0 failed") && !last.starts_with("0 passed"),
-        "{last}"
-    );
+    crate::checks::assert_passed(&output, &format!("{script} (the Python client)"));
 }
