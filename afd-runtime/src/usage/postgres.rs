@@ -6,12 +6,19 @@
 //! - `afd_command_usage(command, calls, successes, last_used_ms, sessions)`;
 //! - `afd_transitions(from_command, to_command, count)`;
 //! - `afd_co_occurrence(command_a, command_b, count)`, with `command_a < command_b`;
-//! - `afd_command_access(command, level, count)`.
+//! - `afd_command_access(command, level, count)`;
+//! - `afd_usage_batches(writer, seq, written_at)`: the last batch each writer wrote.
 //!
 //! The writer's thread, with a tokio runtime of the store's own, writes what changed in one
 //! transaction every interval (adding deltas, so every replica's counts add up), then reads the tables
 //! back, so that suggestions reflect the traffic of every replica. A lost connection is
 //! made again at the next write; what changed meanwhile is kept and written then.
+//!
+//! Adding is not idempotent, and a write can fail after PostgreSQL committed it (the
+//! connection drops, or the answer to `COMMIT` comes too late). So each batch carries the
+//! writer's id and a sequence number, recorded in `afd_usage_batches` in the batch's own
+//! transaction: a batch whose outcome is unknown is sent again as it was, under the same
+//! number, before anything newer, and is added only if its number is not recorded yet.
 
 use std::time::Duration;
 
@@ -23,7 +30,7 @@ use super::{AccessLevel, CommandStats, Shared, State, UsageError};
 pub(super) use crate::text::redact_url as redact;
 
 /// The schema this code writes.
-const SCHEMA_VERSION: i32 = 1;
+const SCHEMA_VERSION: i32 = 2;
 /// How long connecting (and each write) may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a flush waits for the writer's answer.
@@ -56,6 +63,18 @@ CREATE TABLE IF NOT EXISTS afd_command_access (
     level TEXT NOT NULL,
     count BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (command, level)
+);
+";
+
+/// Version 2: the batches each writer has written, so that a batch sent again after a
+/// failure whose outcome was unknown is not added twice. A writer's older rows are deleted
+/// as it writes; rows of writers gone for a day are deleted by any writer.
+const SCHEMA_V2: &str = "
+CREATE TABLE IF NOT EXISTS afd_usage_batches (
+    writer TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    written_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (writer, seq)
 );
 ";
 
@@ -110,7 +129,10 @@ async fn migrate(client: &mut Client) -> Result<(), OpenError> {
     if version < 1 {
         tx.batch_execute(SCHEMA_V1).await?;
     }
-    // Later versions: `if version < 2 { ... }`, each step in this transaction.
+    if version < 2 {
+        tx.batch_execute(SCHEMA_V2).await?;
+    }
+    // Later versions: `if version < 3 { ... }`, each step in this transaction.
     if version != SCHEMA_VERSION {
         tx.execute("DELETE FROM afd_usage_schema", &[]).await?;
         tx.execute(
@@ -180,9 +202,41 @@ async fn load(client: &Client) -> Result<Snapshot, tokio_postgres::Error> {
     Ok(snapshot)
 }
 
-/// Adds `delta` to the stored counts, in one transaction.
-async fn write(client: &mut Client, delta: &Delta) -> Result<(), tokio_postgres::Error> {
+/// One writer's batch of counts to add: the unit that is written once.
+#[derive(Debug)]
+struct Batch {
+    /// The writer's sequence number of this batch.
+    seq: i64,
+    delta: Delta,
+}
+
+/// Adds `batch` to the stored counts, in one transaction, unless `writer` recorded it
+/// already (a batch sent again after a failed round that had in fact committed).
+async fn write(
+    client: &mut Client,
+    writer: &str,
+    batch: &Batch,
+) -> Result<(), tokio_postgres::Error> {
     let tx = client.transaction().await?;
+    let fresh = tx
+        .execute(
+            "INSERT INTO afd_usage_batches (writer, seq) VALUES ($1, $2)
+             ON CONFLICT (writer, seq) DO NOTHING",
+            &[&writer, &batch.seq],
+        )
+        .await?;
+    // This writer's earlier batches are settled (it sends a batch again until it is known
+    // written), and writers silent for a day are gone.
+    tx.execute(
+        "DELETE FROM afd_usage_batches
+         WHERE (writer = $1 AND seq < $2) OR written_at < now() - interval '1 day'",
+        &[&writer, &batch.seq],
+    )
+    .await?;
+    if fresh == 0 {
+        return tx.commit().await;
+    }
+    let delta = &batch.delta;
     let commands = tx
         .prepare(
             "INSERT INTO afd_command_usage (command, calls, successes, last_used_ms, sessions)
@@ -244,6 +298,13 @@ pub(super) struct PostgresStore {
     client: Option<Client>,
     /// Failed rounds in a row.
     failures: u64,
+    /// This writer's id in `afd_usage_batches`.
+    writer: String,
+    /// The sequence number of the next batch.
+    next_seq: i64,
+    /// The batch of a failed round, which may have been written: sent again, alone, before
+    /// any newer counts.
+    unsettled: Option<Batch>,
 }
 
 impl PostgresStore {
@@ -258,6 +319,9 @@ impl PostgresStore {
             url,
             client: Some(client),
             failures: 0,
+            writer: writer_id(),
+            next_seq: 1,
+            unsettled: None,
         };
         Ok((store, snapshot))
     }
@@ -268,14 +332,55 @@ impl Store for PostgresStore {
     const FLUSH_TIMEOUT: Duration = FLUSH_TIMEOUT;
 
     fn sync(&mut self, shared: &Shared) -> Result<(), UsageError> {
-        let PostgresStore {
-            runtime,
-            url,
-            client,
-            failures,
-        } = self;
-        runtime.block_on(sync(url, client, shared, failures))
+        let batch = match self.unsettled.take() {
+            Some(batch) => Some(batch),
+            None => {
+                let delta = match shared.lock().pending.as_mut() {
+                    Some(pending) => std::mem::take(pending),
+                    None => return Ok(()),
+                };
+                (!delta.is_empty()).then(|| {
+                    self.next_seq += 1;
+                    Batch {
+                        seq: self.next_seq - 1,
+                        delta,
+                    }
+                })
+            }
+        };
+        let (outcome, unsettled) = self.runtime.block_on(sync(
+            &self.url,
+            &mut self.client,
+            &self.writer,
+            shared,
+            batch,
+        ));
+        self.unsettled = unsettled;
+        match outcome {
+            Ok(()) => {
+                self.failures = 0;
+                Ok(())
+            }
+            Err(error) => Err(writer::failed(&mut self.failures, error)),
+        }
     }
+}
+
+/// A random id for this process's writer (32 hex digits).
+fn writer_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness: the process id and the clock, through std's randomly keyed
+        // hasher, are unique enough for telling writers apart.
+        use std::hash::BuildHasher;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let state = std::collections::hash_map::RandomState::new();
+        bytes[..8].copy_from_slice(&state.hash_one((std::process::id(), nanos)).to_le_bytes());
+        bytes[8..].copy_from_slice(&state.hash_one((nanos, std::process::id())).to_le_bytes());
+    }
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 async fn open(url: &str) -> Result<(Client, Snapshot), OpenError> {
@@ -289,62 +394,62 @@ async fn open(url: &str) -> Result<(Client, Snapshot), OpenError> {
     Ok((client, snapshot))
 }
 
-/// Writes what changed, then reads back every replica's counts. On failure, puts what
-/// changed back for the next attempt and drops the connection to make it again.
+/// Writes `batch` (if any), then reads back every replica's counts. Returns the outcome,
+/// and the batch again when it is not known to be written (to be sent as it is at the next
+/// round; the connection is dropped and made again then).
 async fn sync(
     url: &str,
     client: &mut Option<Client>,
+    writer: &str,
     shared: &Shared,
-    failures: &mut u64,
-) -> Result<(), UsageError> {
+    batch: Option<Batch>,
+) -> (Result<(), String>, Option<Batch>) {
     if client.as_ref().is_none_or(Client::is_closed) {
         *client = match tokio::time::timeout(TIMEOUT, connect(url)).await {
             Ok(Ok(connected)) => Some(connected),
-            Ok(Err(error)) => return Err(writer::failed(failures, error.to_string())),
-            Err(_) => return Err(writer::failed(failures, OpenError::Timeout.to_string())),
+            failed => {
+                let error = match failed {
+                    Ok(Err(error)) => error.to_string(),
+                    _ => OpenError::Timeout.to_string(),
+                };
+                // Not connected: nothing of the batch reached the database.
+                return (Err(error), batch);
+            }
         };
     }
     let Some(connected) = client.as_mut() else {
-        return Err(UsageError::WriterStopped);
+        return (Err(UsageError::WriterStopped.to_string()), batch);
     };
-    let delta = match shared.lock().pending.as_mut() {
-        Some(pending) => std::mem::take(pending),
-        None => return Ok(()),
-    };
-    let written = if delta.is_empty() {
-        Ok(Ok(()))
-    } else {
-        tokio::time::timeout(TIMEOUT, write(connected, &delta)).await
-    };
-    let error = match written {
-        Ok(Ok(())) => match tokio::time::timeout(TIMEOUT, load(connected)).await {
-            Ok(Ok(snapshot)) => {
-                *failures = 0;
-                let mut state = shared.lock();
-                let State { model, pending } = &mut *state;
-                if let Some(pending) = pending.as_ref() {
-                    model.replace(snapshot, pending);
-                }
-                return Ok(());
-            }
-            // Written, but not read back: the next round reads.
-            Ok(Err(error)) => {
-                *client = None;
-                return Err(writer::failed(failures, error.to_string()));
-            }
-            Err(_) => {
-                *client = None;
-                return Err(writer::failed(failures, OpenError::Timeout.to_string()));
-            }
-        },
-        Ok(Err(error)) => error.to_string(),
-        Err(_) => OpenError::Timeout.to_string(),
-    };
-    *client = None;
-    if let Some(pending) = shared.lock().pending.as_mut() {
-        pending.merge(delta);
+    if let Some(batch) = batch {
+        let error = match tokio::time::timeout(TIMEOUT, write(connected, writer, &batch)).await {
+            Ok(Ok(())) => None,
+            Ok(Err(error)) => Some(error.to_string()),
+            Err(_) => Some(OpenError::Timeout.to_string()),
+        };
+        if let Some(error) = error {
+            *client = None;
+            return (Err(error), Some(batch));
+        }
     }
-    Err(writer::failed(failures, error))
+    match tokio::time::timeout(TIMEOUT, load(connected)).await {
+        Ok(Ok(snapshot)) => {
+            let mut state = shared.lock();
+            let State { model, pending } = &mut *state;
+            if let Some(pending) = pending.as_ref() {
+                model.replace(snapshot, pending);
+            }
+            (Ok(()), None)
+        }
+        // Written, but not read back: the next round reads.
+        failed => {
+            *client = None;
+            let error = match failed {
+                Ok(Err(error)) => error.to_string(),
+                _ => OpenError::Timeout.to_string(),
+            };
+            (Err(error), None)
+        }
+    }
 }
 
 #[cfg(test)]
