@@ -173,8 +173,8 @@ fn unread(line: &[u8], message: &Envelope) -> Option<Malformed> {
         .clone()
         .filter(|id| id.is_string() || id.is_number())?;
     let error = serde_json::from_slice::<ClientJsonRpcMessage>(line).err()?;
-    let why = if id.is_number() && id.as_i64().is_none() {
-        format!("the `id` {id} is not a string or a 64-bit signed integer")
+    let why = if let Some(why) = id_problem(&id) {
+        why
     } else {
         format!(
             "the server cannot read the `params` of this `{method}` request ({error}); see the \
@@ -186,6 +186,17 @@ fn unread(line: &[u8], message: &Envelope) -> Option<Malformed> {
         ErrorCode::INVALID_REQUEST,
         format!("Invalid request: {why}"),
     ))
+}
+
+/// What is wrong with an id that is a number rmcp does not read (a fraction, or an integer
+/// outside 64 bits); `None` for any other id.
+fn id_problem(id: &Value) -> Option<String> {
+    (id.is_number() && id.as_i64().is_none()).then(|| {
+        format!(
+            "the `id` {id} is not a string or a 64-bit signed integer; use a string id, or an \
+             integer from -2^63 to 2^63-1"
+        )
+    })
 }
 
 /// The top-level id of an object, if it is one a response can carry (a string or number);
@@ -295,6 +306,13 @@ pub(in crate::mcp) fn refused(line: &[u8]) -> Option<Refused> {
                 "Invalid request: the id must be a string or a number, not {}",
                 json_kind(&id)
             ),
+        )));
+    }
+    if let Some(why) = id_problem(&id) {
+        return Some(Refused::Request(Malformed::new(
+            id,
+            ErrorCode::INVALID_REQUEST,
+            format!("Invalid request: {why}"),
         )));
     }
     let refused = match problem {
@@ -502,6 +520,30 @@ mod tests {
                 unreadable(line).is_none(),
                 "{}",
                 String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    #[test]
+    fn an_id_rmcp_cannot_read_is_named_as_the_fault() {
+        // Params that fit (or no params): the id is what is wrong, and the answer says so.
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":13.5,"method":"ping"}"#[..],
+            br#"{"jsonrpc":"2.0","id":12345678901234567890123,"method":"tools/list","params":{}}"#,
+            br#"{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}"#,
+        ] {
+            let Some(Refused::Request(refused)) = refused(line) else {
+                panic!("not refused: {}", String::from_utf8_lossy(line));
+            };
+            assert_eq!(refused.code, ErrorCode::INVALID_REQUEST);
+            assert!(refused.id.is_number(), "{:?}", refused.id);
+            assert!(
+                refused
+                    .message
+                    .contains("not a string or a 64-bit signed integer")
+                    && refused.message.contains("use a string id"),
+                "{}",
+                refused.message
             );
         }
     }
