@@ -451,3 +451,38 @@ fn a_command_that_asks_for_confirmation_asks_on_a_terminal() {
         assert!(seen.contains(shown), "{seen}");
     }
 }
+
+/// `serve --session-idle` sets how long an unused session lives (the refusal of an
+/// unknown session says it); a value that is no duration is a usage error, and a bad
+/// `AFD_SESSION_IDLE` stops the start with its name.
+#[test]
+fn serve_session_idle_sets_how_long_sessions_live() {
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"afd-discover","arguments":{"session":"afd-s-unknown"}}}"#,
+    ];
+    let output = shop()
+        .args(["serve", "--session-idle", "2h 30m"])
+        .env_remove("AFD_SESSION_IDLE")
+        .stdin(lines.join("\n") + "\n")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        stdout.contains("SESSION_NOT_FOUND") && stdout.contains("expired after 2h 30m without use"),
+        "{stdout}"
+    );
+    shop()
+        .args(["serve", "--session-idle", "soon"])
+        .assert()
+        .code(2)
+        .stderr_eq("error: invalid value 'soon' for '--session-idle <DURATION>': expected number at 0; give a duration such as 45m, 2h or 1h 30m\n\nFor more information, try '--help'.\n");
+    shop()
+        .args(["serve"])
+        .env("AFD_SESSION_IDLE", "0s")
+        .stdin("")
+        .assert()
+        .code(1)
+        .stderr_eq("error: AFD_SESSION_IDLE='0s': a session must live longer than 0s\n");
+}

@@ -38,6 +38,27 @@ fn code(result: &CommandResult<Value>) -> &str {
     result.error.as_ref().map_or("OK", |e| e.code.as_ref())
 }
 
+/// Enters `context` (with `scope`, if any) in a new session; its handle.
+async fn enter(
+    dispatcher: &Dispatcher,
+    ctx: &CommandContext,
+    context: &str,
+    scope: Option<&str>,
+) -> String {
+    let mut input = json!({"context": context});
+    if let Some(scope) = scope {
+        input["scope"] = json!(scope);
+    }
+    let entered = dispatcher
+        .call("afd-context-enter", input, ctx.clone())
+        .await;
+    assert!(entered.success, "{entered:?}");
+    entered.data.unwrap()["session"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 fn shop_ctx() -> CommandContext {
     shop::context(ShopStore::in_memory().unwrap())
 }
@@ -48,18 +69,7 @@ async fn a_context_entered_through_one_replica_binds_calls_on_the_other() {
     let a = replica(&url, SessionConfig::default()).await;
     let b = replica(&url, SessionConfig::default()).await;
     let ctx = shop_ctx();
-    let entered = a
-        .call(
-            "afd-context-enter",
-            json!({"context": "fulfilment", "scope": "read-only"}),
-            ctx.clone(),
-        )
-        .await;
-    assert!(entered.success, "{entered:?}");
-    let handle = entered.data.unwrap()["session"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let handle = enter(&a, &ctx, "fulfilment", Some("read-only")).await;
     let on_b = ctx.clone().with_session(handle.as_str());
     // Read-only in fulfilment, as entered on A.
     let restock = b
@@ -134,6 +144,40 @@ async fn idle_sessions_expire_by_redis_ttl_refreshed_on_use() {
     assert!(!store.update("afd-test-idle", &mut never).await.unwrap());
 }
 
+/// A store given to a dispatcher expires sessions after the dispatcher's idle timeout,
+/// not the one it was connected with (what `serve --sessions redis://... --session-idle`
+/// relies on).
+#[tokio::test]
+async fn the_dispatchers_idle_timeout_reaches_the_redis_store() {
+    let Some(url) = redis_url() else { return };
+    let store = RedisSessionStore::connect(&url, Duration::from_secs(30 * 60))
+        .await
+        .unwrap();
+    let dispatcher = Dispatcher::builder(Registry::global())
+        .expose_only(shop::COMMAND_NAMES)
+        .session_config(SessionConfig::default().idle_timeout(Duration::from_secs(3600)))
+        .session_idle_timeout(Duration::from_secs(2))
+        .session_store(Arc::new(store))
+        .build()
+        .unwrap();
+    assert_eq!(
+        dispatcher.sessions().config().get_idle_timeout(),
+        Duration::from_secs(2)
+    );
+    let ctx = shop_ctx();
+    let handle = enter(&dispatcher, &ctx, "fulfilment", None).await;
+    assert!(dispatcher.session(&handle).await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    let after = dispatcher
+        .call(
+            "inventory-list",
+            json!({}),
+            ctx.with_session(handle.as_str()),
+        )
+        .await;
+    assert_eq!(code(&after), codes::SESSION_NOT_FOUND, "{after:?}");
+}
+
 #[tokio::test]
 async fn an_unreachable_redis_is_a_clear_error_at_start() {
     let port = afd_tests::services::free_port();
@@ -180,17 +224,7 @@ async fn with_redis_stopped_calls_fail_closed_then_recover() {
     };
     let d = replica(&redis.url(), SessionConfig::default()).await;
     let ctx = shop_ctx();
-    let entered = d
-        .call(
-            "afd-context-enter",
-            json!({"context": "fulfilment", "scope": "read-only"}),
-            ctx.clone(),
-        )
-        .await;
-    let handle = entered.data.unwrap()["session"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let handle = enter(&d, &ctx, "fulfilment", Some("read-only")).await;
     let ctx = ctx.with_session(handle.as_str());
     let stock = |result: &CommandResult<Value>| result.data.clone().unwrap_or_default();
     let before = d.call("inventory-list", json!({}), ctx.clone()).await;

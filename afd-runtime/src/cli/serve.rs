@@ -6,6 +6,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Arg, ArgAction, ArgMatches};
 
@@ -22,9 +23,12 @@ const USAGE_DB: &str = "usage-db";
 const NO_USAGE: &str = "no-usage";
 const EXPORT: &str = "export";
 const SESSIONS: &str = "sessions";
+const SESSION_IDLE: &str = "session-idle";
 const USAGE_STORE: &str = "usage-store";
 /// Where sessions live when `--sessions` is not given.
 const SESSIONS_ENV: &str = "AFD_SESSION_STORE";
+/// How long an idle session lives when `--session-idle` is not given.
+const SESSION_IDLE_ENV: &str = "AFD_SESSION_IDLE";
 /// Where usage statistics live when `--usage-store` is not given.
 const USAGE_ENV: &str = "AFD_USAGE_STORE";
 
@@ -69,6 +73,11 @@ pub(super) fn args() -> Vec<Arg> {
             .long(SESSIONS)
             .value_name("STORE")
             .help("Keep sessions in redis://host:port[/db] (shared by replicas) or memory (default: AFD_SESSION_STORE, else in memory)"),
+        Arg::new(SESSION_IDLE)
+            .long(SESSION_IDLE)
+            .value_name("DURATION")
+            .value_parser(parse_idle)
+            .help("End sessions unused for this long, in memory or in Redis, e.g. 45m or 2h (default: AFD_SESSION_IDLE, else what the app sets, 30m by default)"),
         Arg::new(EXPORT)
             .long(EXPORT)
             .value_name("DIR")
@@ -97,7 +106,11 @@ fn server(
         .get_one::<Strategy>(STRATEGY)
         .copied()
         .unwrap_or_default();
-    let Stores { usage, sessions } = stores;
+    let Stores {
+        usage,
+        sessions,
+        idle,
+    } = stores;
     let dispatch = cli.dispatch.clone();
     let mut builder = McpServer::builder(cli.registry)
         .name(cli.name.clone())
@@ -108,7 +121,10 @@ fn server(
                 Some(configure) => configure(builder),
                 None => builder,
             };
-            let builder = builder.usage(usage.clone());
+            let mut builder = builder.usage(usage.clone());
+            if let Some(idle) = idle {
+                builder = builder.session_idle_timeout(idle);
+            }
             match &sessions {
                 Some(store) => builder.session_store(store.clone()),
                 None => builder,
@@ -196,6 +212,19 @@ struct Stores {
     usage: UsageStats,
     /// `None`: sessions in memory.
     sessions: Option<Arc<dyn SessionStore>>,
+    /// `--session-idle` (or its variable); `None`: the app's rules say.
+    idle: Option<Duration>,
+}
+
+/// A `--session-idle` value: a duration such as `45m`, `2h` or `1h 30m`, above zero.
+fn parse_idle(text: &str) -> Result<Duration, String> {
+    match humantime::parse_duration(text.trim()) {
+        Ok(idle) if idle.is_zero() => Err("a session must live longer than 0s".to_owned()),
+        Ok(idle) => Ok(idle),
+        Err(error) => Err(format!(
+            "{error}; give a duration such as 45m, 2h or 1h 30m"
+        )),
+    }
 }
 
 /// A flag's value, else the environment variable's (empty counts as unset).
@@ -221,11 +250,25 @@ async fn stores(matches: &ArgMatches) -> Result<Stores, String> {
         (None, false, Some(location)) => UsageStats::builder().location(&location)?.build(),
         (None, false, None) => UsageStats::in_memory(),
     };
+    let idle = match matches.get_one::<Duration>(SESSION_IDLE) {
+        Some(idle) => Some(*idle),
+        None => match std::env::var(SESSION_IDLE_ENV) {
+            Ok(text) if !text.trim().is_empty() => Some(
+                parse_idle(&text)
+                    .map_err(|error| format!("{SESSION_IDLE_ENV}='{text}': {error}"))?,
+            ),
+            _ => None,
+        },
+    };
     let sessions = match flag_or_env(matches, SESSIONS, SESSIONS_ENV) {
         None => None,
         Some(location) => session_store(location.trim()).await?,
     };
-    Ok(Stores { usage, sessions })
+    Ok(Stores {
+        usage,
+        sessions,
+        idle,
+    })
 }
 
 async fn session_store(location: &str) -> Result<Option<Arc<dyn SessionStore>>, String> {
@@ -242,6 +285,7 @@ async fn session_store(location: &str) -> Result<Option<Arc<dyn SessionStore>>, 
 
 #[cfg(feature = "redis")]
 async fn redis_store(url: &str) -> Result<Option<Arc<dyn SessionStore>>, String> {
+    // The dispatcher sets the idle timeout its rules give when it takes the store.
     let idle = crate::SessionConfig::default().get_idle_timeout();
     let store = crate::contexts::RedisSessionStore::connect(url, idle)
         .await

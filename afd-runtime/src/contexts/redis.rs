@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use redis::Script;
@@ -83,7 +84,8 @@ struct Scripts {
 pub struct RedisSessionStore {
     connection: ConnectionManager,
     prefix: String,
-    idle_ms: u64,
+    /// The idle timeout in milliseconds, shared by clones (see `set_idle_timeout`).
+    idle_ms: Arc<AtomicU64>,
     scripts: Arc<Scripts>,
 }
 
@@ -91,7 +93,7 @@ impl fmt::Debug for RedisSessionStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RedisSessionStore")
             .field("prefix", &self.prefix)
-            .field("idle_ms", &self.idle_ms)
+            .field("idle_ms", &self.idle())
             .finish_non_exhaustive()
     }
 }
@@ -102,7 +104,9 @@ fn unavailable(error: &redis::RedisError) -> SessionStoreError {
 
 impl RedisSessionStore {
     /// Connects to the Redis at `url` (`redis://[user:password@]host[:port][/db]`);
-    /// sessions expire after `idle` without use. Keys are prefixed `afd:session:`.
+    /// sessions expire after `idle` without use (until a dispatcher that takes the store
+    /// sets its own, see [`SessionStore::set_idle_timeout`]). Keys are prefixed
+    /// `afd:session:`.
     ///
     /// # Errors
     ///
@@ -124,7 +128,7 @@ impl RedisSessionStore {
         Ok(RedisSessionStore {
             connection,
             prefix: "afd:session:".to_owned(),
-            idle_ms: u64::try_from(idle.as_millis()).unwrap_or(u64::MAX).max(1),
+            idle_ms: Arc::new(AtomicU64::new(millis(idle))),
             scripts: Arc::new(Scripts {
                 get: Script::new(GET),
                 swap: Script::new(SWAP),
@@ -145,13 +149,18 @@ impl RedisSessionStore {
         format!("{}{handle}", self.prefix)
     }
 
+    /// The idle timeout in milliseconds.
+    fn idle(&self) -> u64 {
+        self.idle_ms.load(Ordering::Relaxed)
+    }
+
     async fn read(&self, handle: &str) -> Result<Option<(u64, SessionState)>, SessionStoreError> {
         let mut connection = self.connection.clone();
         let (version, state): (Option<u64>, Option<String>) = self
             .scripts
             .get
             .key(self.key(handle))
-            .arg(self.idle_ms)
+            .arg(self.idle())
             .invoke_async(&mut connection)
             .await
             .map_err(|error| unavailable(&error))?;
@@ -174,7 +183,16 @@ fn encode(state: &SessionState) -> Result<String, SessionStoreError> {
         .map_err(|error| SessionStoreError::new(format!("cannot encode a session: {error}")))
 }
 
+/// An idle timeout as Redis's `PEXPIRE` takes it (at least 1 ms).
+fn millis(idle: Duration) -> u64 {
+    u64::try_from(idle.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
 impl SessionStore for RedisSessionStore {
+    fn set_idle_timeout(&self, idle: Duration) {
+        self.idle_ms.store(millis(idle), Ordering::Relaxed);
+    }
+
     fn get<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, Option<Arc<SessionState>>> {
         Box::pin(async move { Ok(self.read(handle).await?.map(|(_, state)| Arc::new(state))) })
     }
@@ -188,7 +206,7 @@ impl SessionStore for RedisSessionStore {
                 .put
                 .key(self.key(handle))
                 .arg(json)
-                .arg(self.idle_ms)
+                .arg(self.idle())
                 .invoke_async(&mut connection)
                 .await
                 .map_err(|error| unavailable(&error))?;
@@ -205,7 +223,7 @@ impl SessionStore for RedisSessionStore {
                 .ensure
                 .key(self.key(handle))
                 .arg(json)
-                .arg(self.idle_ms)
+                .arg(self.idle())
                 .invoke_async(&mut connection)
                 .await
                 .map_err(|error| unavailable(&error))?;
@@ -243,7 +261,7 @@ impl SessionStore for RedisSessionStore {
                     .key(self.key(handle))
                     .arg(version)
                     .arg(encode(&state)?)
-                    .arg(self.idle_ms)
+                    .arg(self.idle())
                     .invoke_async(&mut connection)
                     .await
                     .map_err(|error| unavailable(&error))?;

@@ -167,6 +167,14 @@ pub type StoreFuture<'a, T> =
 /// `RedisSessionStore` does with the `redis` feature. Implementations expire sessions
 /// left idle, and say when they cannot answer rather than guess.
 pub trait SessionStore: Send + Sync + 'static {
+    /// The idle timeout of the rules the store serves under: a dispatcher given the store
+    /// ([`DispatcherBuilder::session_store`](crate::DispatcherBuilder::session_store))
+    /// calls it with its [`SessionConfig`]'s, so a store that expires sessions itself
+    /// expires them as the rules say. The default ignores it.
+    fn set_idle_timeout(&self, idle: Duration) {
+        let _ = idle;
+    }
+
     /// The session's state, refreshing its idle timer; `None` when unknown or expired.
     fn get<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, Option<Arc<SessionState>>>;
 

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::convert::Infallible;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use serde_json::Value;
 use tower::util::BoxCloneSyncService;
@@ -47,6 +48,11 @@ pub struct DispatcherBuilder {
     limits: Limits,
     sessions: Option<Sessions>,
     session_store: Option<Arc<dyn SessionStore>>,
+    /// `sessions` came from [`DispatcherBuilder::sessions`] (possibly shared), not from
+    /// [`DispatcherBuilder::session_config`].
+    shared_sessions: bool,
+    /// [`DispatcherBuilder::session_idle_timeout`].
+    session_idle: Option<Duration>,
     usage: Option<UsageStats>,
     /// The semantic layer of search: `None` reads `AFD_EMBED_MODEL` when the index is built,
     /// `Some(None)` turns it off.
@@ -83,23 +89,36 @@ impl DispatcherBuilder {
     #[must_use]
     pub fn sessions(mut self, sessions: Sessions) -> Self {
         self.sessions = Some(sessions);
+        self.shared_sessions = true;
         self
     }
 
     /// Keeps sessions in `store` (Redis, for replicas that share sessions), under the rules
     /// [`session_config`](DispatcherBuilder::session_config) or
-    /// [`sessions`](DispatcherBuilder::sessions) set, before or after this call. The store
-    /// applies its own idle expiry.
+    /// [`sessions`](DispatcherBuilder::sessions) set, before or after this call; the
+    /// store is told their idle timeout ([`SessionStore::set_idle_timeout`]).
     #[must_use]
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.session_store = Some(store);
         self
     }
 
-    /// Session rules (idle timeout, no-context policy, bounds) for in-memory sessions.
+    /// Session rules (idle timeout, no-context policy, bounds) for in-memory sessions, and
+    /// for sessions in a [`session_store`](DispatcherBuilder::session_store).
     #[must_use]
     pub fn session_config(mut self, config: SessionConfig) -> Self {
         self.sessions = Some(Sessions::new(config));
+        self.shared_sessions = false;
+        self
+    }
+
+    /// Sessions unused for this long expire, whatever idle timeout the other session rules
+    /// give, before or after this call; the rest of the rules stay. It does not change
+    /// [`Sessions`] given to [`sessions`](DispatcherBuilder::sessions) without a store,
+    /// which other dispatchers may share. What `serve --session-idle` sets.
+    #[must_use]
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle = Some(idle);
         self
     }
 
@@ -231,13 +250,27 @@ impl DispatcherBuilder {
                 stack: self.stack,
                 limits: self.limits,
                 sessions: match self.session_store {
-                    Some(store) => Sessions::with_store(
-                        self.sessions
+                    Some(store) => {
+                        let mut config = self
+                            .sessions
                             .map(|sessions| sessions.config().clone())
-                            .unwrap_or_default(),
-                        store,
-                    ),
-                    None => self.sessions.unwrap_or_default(),
+                            .unwrap_or_default();
+                        if let Some(idle) = self.session_idle {
+                            config = config.idle_timeout(idle);
+                        }
+                        store.set_idle_timeout(config.get_idle_timeout());
+                        Sessions::with_store(config, store)
+                    }
+                    None => match (self.sessions, self.session_idle) {
+                        (Some(sessions), _) if self.shared_sessions => sessions,
+                        (sessions, Some(idle)) => Sessions::new(
+                            sessions
+                                .map(|sessions| sessions.config().clone())
+                                .unwrap_or_default()
+                                .idle_timeout(idle),
+                        ),
+                        (sessions, None) => sessions.unwrap_or_default(),
+                    },
                 },
                 usage: self.usage.unwrap_or_else(UsageStats::in_memory),
                 search: OnceLock::new(),
@@ -261,6 +294,8 @@ impl DispatcherBuilder {
             limits: Limits::default(),
             sessions: None,
             session_store: None,
+            shared_sessions: false,
+            session_idle: None,
             usage: None,
             #[cfg(feature = "semantic")]
             semantic: None,
