@@ -7,12 +7,15 @@
 //! - `afd_transitions(from_command, to_command, count)`;
 //! - `afd_co_occurrence(command_a, command_b, count)`, with `command_a < command_b`;
 //! - `afd_command_access(command, level, count)`;
-//! - `afd_usage_batches(writer, seq, written_at)`: the last batch each writer wrote.
+//! - `afd_usage_batches(writer, seq, written_at)`: the last batch each writer wrote;
+//! - `afd_usage_version(version)`: one row, counting the batches written.
 //!
 //! The writer's thread, with a tokio runtime of the store's own, writes what changed in one
 //! transaction every interval (adding deltas, so every replica's counts add up), then reads the tables
-//! back, so that suggestions reflect the traffic of every replica. A lost connection is
-//! made again at the next write; what changed meanwhile is kept and written then.
+//! back, so that suggestions reflect the traffic of every replica. It reads them only when
+//! another writer wrote since it last read (the version counts every batch): an idle
+//! cluster, or a single writer, reads one row a round. A lost connection is made again at
+//! the next write; what changed meanwhile is kept and written then.
 //!
 //! Adding is not idempotent, and a write can fail after PostgreSQL committed it (the
 //! connection drops, or the answer to `COMMIT` comes too late). So each batch carries the
@@ -67,8 +70,9 @@ CREATE TABLE IF NOT EXISTS afd_command_access (
 ";
 
 /// Version 2: the batches each writer has written, so that a batch sent again after a
-/// failure whose outcome was unknown is not added twice. A writer's older rows are deleted
-/// as it writes; rows of writers gone for a day are deleted by any writer.
+/// failure whose outcome was unknown is not added twice (a writer's older rows are deleted
+/// as it writes; rows of writers gone for a day are deleted by any writer), and the version
+/// every batch counts up, so that a writer reads the tables only when another wrote.
 const SCHEMA_V2: &str = "
 CREATE TABLE IF NOT EXISTS afd_usage_batches (
     writer TEXT NOT NULL,
@@ -76,6 +80,11 @@ CREATE TABLE IF NOT EXISTS afd_usage_batches (
     written_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (writer, seq)
 );
+CREATE TABLE IF NOT EXISTS afd_usage_version (
+    one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+    version BIGINT NOT NULL
+);
+INSERT INTO afd_usage_version (version) VALUES (0) ON CONFLICT DO NOTHING;
 ";
 
 /// Why the store could not be opened.
@@ -145,7 +154,27 @@ async fn migrate(client: &mut Client) -> Result<(), OpenError> {
     Ok(())
 }
 
-async fn load(client: &Client) -> Result<Snapshot, tokio_postgres::Error> {
+/// The version: how many batches have been written.
+async fn version(client: &Client) -> Result<i64, tokio_postgres::Error> {
+    Ok(client
+        .query_one("SELECT version FROM afd_usage_version", &[])
+        .await?
+        .get(0))
+}
+
+/// Every count the tables hold, and the version they hold them at (one snapshot).
+async fn load(client: &mut Client) -> Result<(Snapshot, i64), tokio_postgres::Error> {
+    let tx = client
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await?;
+    let version = tx
+        .query_one("SELECT version FROM afd_usage_version", &[])
+        .await?
+        .get(0);
+    let client = &tx;
     let mut snapshot = Snapshot::default();
     for row in client
         .query(
@@ -199,7 +228,8 @@ async fn load(client: &Client) -> Result<Snapshot, tokio_postgres::Error> {
                 .push((row.get(0), level, to_u64(row.get(2))));
         }
     }
-    Ok(snapshot)
+    tx.commit().await?;
+    Ok((snapshot, version))
 }
 
 /// One writer's batch of counts to add: the unit that is written once.
@@ -211,12 +241,13 @@ struct Batch {
 }
 
 /// Adds `batch` to the stored counts, in one transaction, unless `writer` recorded it
-/// already (a batch sent again after a failed round that had in fact committed).
+/// already (a batch sent again after a failed round that had in fact committed). The
+/// version the batch made, or `None` when it was recorded already.
 async fn write(
     client: &mut Client,
     writer: &str,
     batch: &Batch,
-) -> Result<(), tokio_postgres::Error> {
+) -> Result<Option<i64>, tokio_postgres::Error> {
     let tx = client.transaction().await?;
     let fresh = tx
         .execute(
@@ -234,8 +265,16 @@ async fn write(
     )
     .await?;
     if fresh == 0 {
-        return tx.commit().await;
+        tx.commit().await?;
+        return Ok(None);
     }
+    let version: i64 = tx
+        .query_one(
+            "UPDATE afd_usage_version SET version = version + 1 RETURNING version",
+            &[],
+        )
+        .await?
+        .get(0);
     let delta = &batch.delta;
     let commands = tx
         .prepare(
@@ -287,7 +326,8 @@ async fn write(
     for ((a, b), count) in &delta.co_occurrence {
         tx.execute(&co, &[a, b, &to_i64(*count)]).await?;
     }
-    tx.commit().await
+    tx.commit().await?;
+    Ok(Some(version))
 }
 
 /// The connection to the shared database, with the runtime that drives it.
@@ -305,6 +345,9 @@ pub(super) struct PostgresStore {
     /// The batch of a failed round, which may have been written: sent again, alone, before
     /// any newer counts.
     unsettled: Option<Batch>,
+    /// The version the in-memory counts reflect (read with them, or made by this writer's
+    /// own batch when no other came between).
+    seen: i64,
 }
 
 impl PostgresStore {
@@ -313,7 +356,7 @@ impl PostgresStore {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let (client, snapshot) = runtime.block_on(open(&url))?;
+        let (client, snapshot, seen) = runtime.block_on(open(&url))?;
         let store = PostgresStore {
             runtime,
             url,
@@ -322,6 +365,7 @@ impl PostgresStore {
             writer: writer_id(),
             next_seq: 1,
             unsettled: None,
+            seen,
         };
         Ok((store, snapshot))
     }
@@ -352,6 +396,7 @@ impl Store for PostgresStore {
             &self.url,
             &mut self.client,
             &self.writer,
+            &mut self.seen,
             shared,
             batch,
         ));
@@ -383,24 +428,26 @@ fn writer_id() -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-async fn open(url: &str) -> Result<(Client, Snapshot), OpenError> {
+async fn open(url: &str) -> Result<(Client, Snapshot, i64), OpenError> {
     let mut client = connect(url).await?;
     tokio::time::timeout(TIMEOUT, migrate(&mut client))
         .await
         .map_err(|_| OpenError::Timeout)??;
-    let snapshot = tokio::time::timeout(TIMEOUT, load(&client))
+    let (snapshot, version) = tokio::time::timeout(TIMEOUT, load(&mut client))
         .await
         .map_err(|_| OpenError::Timeout)??;
-    Ok((client, snapshot))
+    Ok((client, snapshot, version))
 }
 
-/// Writes `batch` (if any), then reads back every replica's counts. Returns the outcome,
-/// and the batch again when it is not known to be written (to be sent as it is at the next
-/// round; the connection is dropped and made again then).
+/// Writes `batch` (if any), then reads back every replica's counts if another writer wrote
+/// since the counts in memory were read (`seen`). Returns the outcome, and the batch again
+/// when it is not known to be written (to be sent as it is at the next round; the
+/// connection is dropped and made again then).
 async fn sync(
     url: &str,
     client: &mut Option<Client>,
     writer: &str,
+    seen: &mut i64,
     shared: &Shared,
     batch: Option<Batch>,
 ) -> (Result<(), String>, Option<Batch>) {
@@ -420,24 +467,44 @@ async fn sync(
     let Some(connected) = client.as_mut() else {
         return (Err(UsageError::WriterStopped.to_string()), batch);
     };
+    // `None`: nothing to write; `Some(None)`: written before; `Some(Some(v))`: made `v`.
+    let mut made = None;
     if let Some(batch) = batch {
-        let error = match tokio::time::timeout(TIMEOUT, write(connected, writer, &batch)).await {
-            Ok(Ok(())) => None,
-            Ok(Err(error)) => Some(error.to_string()),
-            Err(_) => Some(OpenError::Timeout.to_string()),
-        };
-        if let Some(error) = error {
-            *client = None;
-            return (Err(error), Some(batch));
+        match tokio::time::timeout(TIMEOUT, write(connected, writer, &batch)).await {
+            Ok(Ok(version)) => made = Some(version),
+            failed => {
+                let error = match failed {
+                    Ok(Err(error)) => error.to_string(),
+                    _ => OpenError::Timeout.to_string(),
+                };
+                *client = None;
+                return (Err(error), Some(batch));
+            }
         }
     }
+    // Whether the counts in memory are still what the tables hold (plus what is pending):
+    // no batch since they were read, or only this writer's own, just written.
+    let current = match tokio::time::timeout(TIMEOUT, version(connected)).await {
+        Ok(Ok(now)) => match made {
+            None => now == *seen,
+            Some(Some(made)) => made == *seen + 1 && now == made,
+            Some(None) => false,
+        }
+        .then_some(now),
+        _ => None,
+    };
+    if let Some(now) = current {
+        *seen = now;
+        return (Ok(()), None);
+    }
     match tokio::time::timeout(TIMEOUT, load(connected)).await {
-        Ok(Ok(snapshot)) => {
+        Ok(Ok((snapshot, version))) => {
             let mut state = shared.lock();
             let State { model, pending } = &mut *state;
             if let Some(pending) = pending.as_ref() {
                 model.replace(snapshot, pending);
             }
+            *seen = version;
             (Ok(()), None)
         }
         // Written, but not read back: the next round reads.

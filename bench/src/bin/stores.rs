@@ -6,7 +6,10 @@
 //!   session to check its context), and `afd-context-enter` + `afd-context-exit` (two
 //!   session writes);
 //! - usage statistics: the same call, recorded in memory, in SQLite and in PostgreSQL
-//!   (both written in batches by a background writer, off the call path).
+//!   (both written in batches by a background writer, off the call path);
+//! - a PostgreSQL writer's round (`flush`) with `--round-commands` commands in the tables:
+//!   when nothing changed, after its own batch, and after another replica's (the only
+//!   round that reads the tables back).
 //!
 //! `cargo run -p afd-bench --release --bin stores -- --redis redis://127.0.0.1:6379
 //!   --postgres postgres://afd:afd@127.0.0.1/afd`
@@ -34,6 +37,65 @@ struct Args {
     /// Calls per configuration.
     #[arg(long, default_value_t = 5_000)]
     calls: usize,
+    /// Commands the PostgreSQL tables hold for the writer's rounds (seeded under a name
+    /// prefix of this run, five calls a session).
+    #[arg(long, default_value_t = 10_000)]
+    round_commands: usize,
+    /// Rounds timed per kind.
+    #[arg(long, default_value_t = 30)]
+    rounds: usize,
+}
+
+/// A PostgreSQL writer's rounds: one replica (`a`) flushes while nothing changed, after
+/// its own call, and after another replica (`b`) wrote.
+fn writer_rounds(url: &str, commands: usize, rounds: usize) {
+    let replica = || UsageStats::builder().postgres(url.to_owned()).build();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos());
+    let prefix = format!("bench{}x{nanos}", std::process::id());
+    let seed = replica();
+    for n in 0..commands {
+        seed.record_now(
+            &format!("{prefix}-s{}", n / 5),
+            &format!("{prefix}-c{n}"),
+            true,
+        );
+    }
+    seed.flush().expect("seeded");
+    drop(seed);
+    let (a, b) = (replica(), replica());
+    let time = |before: &dyn Fn()| {
+        let mut samples: Vec<_> = (0..rounds)
+            .map(|_| {
+                before();
+                let started = Instant::now();
+                a.flush().expect("a round");
+                started.elapsed()
+            })
+            .collect();
+        Stats::of(&mut samples)
+    };
+    let idle = time(&|| {});
+    let own = time(&|| a.record_now(&format!("{prefix}-a"), &format!("{prefix}-c0"), true));
+    let other = time(&|| {
+        b.record_now(&format!("{prefix}-b"), &format!("{prefix}-c1"), true);
+        b.flush().expect("b's round");
+    });
+    assert!(a.stats(&format!("{prefix}-c1")).expect("read back").calls > 1);
+    println!();
+    println!(
+        "| PostgreSQL writer round, {} commands seeded | rounds | median | p99 | overhead | ratio |",
+        thousands(commands)
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    row("nothing changed", &idle, &idle);
+    row("after its own call", &own, &idle);
+    row(
+        "after another replica's call (reads the tables)",
+        &other,
+        &idle,
+    );
 }
 
 /// The shop's commands and contexts (the generated catalogs share the global registry).
@@ -142,7 +204,7 @@ async fn main() {
     // Usage statistics: memory against SQLite and PostgreSQL, sessions in memory.
     let dir = std::env::temp_dir().join(format!("afd-bench-stores-{}", std::process::id()));
     let sqlite = UsageStats::open(dir.join("usage.sqlite3"));
-    let postgres = UsageStats::builder().postgres(postgres_url).build();
+    let postgres = UsageStats::builder().postgres(postgres_url.clone()).build();
     assert!(sqlite.is_persistent() && postgres.is_persistent());
     println!();
     println!("| usage statistics | calls | median | p99 | overhead | ratio |");
@@ -161,4 +223,5 @@ async fn main() {
         usage.flush().expect("written");
     }
     let _ = std::fs::remove_dir_all(&dir);
+    writer_rounds(&postgres_url, args.round_commands, args.rounds);
 }
