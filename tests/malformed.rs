@@ -461,16 +461,30 @@ const BODY_LIMIT: usize = 4 * 1024 * 1024;
 
 /// Posts `body` as one request; returns the status, content type and body.
 async fn post(addr: SocketAddr, content_type: &str, body: Vec<u8>) -> (StatusCode, String, String) {
+    post_with(addr, content_type, None, body).await
+}
+
+/// As [`post`], under the session `session` (its `Mcp-Session-Id` header) when given.
+async fn post_with(
+    addr: SocketAddr,
+    content_type: &str,
+    session: Option<&str>,
+    body: Vec<u8>,
+) -> (StatusCode, String, String) {
     let stream = TcpStream::connect(addr).await.expect("connects");
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
         .expect("HTTP handshake");
     tokio::spawn(connection);
-    let request = Request::post(format!("http://{addr}/mcp"))
+    let mut request = Request::post(format!("http://{addr}/mcp"))
         .header("host", addr.to_string())
         .header("content-type", content_type)
         .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-protocol-version", "2025-11-25");
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let request = request
         .body(Full::new(Bytes::from(body)))
         .expect("a request");
     let response = tokio::time::timeout(Duration::from_secs(10), sender.send_request(request))
@@ -526,6 +540,34 @@ async fn http_answers_malformed_bodies_with_400_and_a_json_rpc_error() {
         assert_eq!(kind, "application/json", "{}: {body}", case.name);
         let answer: Value = serde_json::from_str(&body).expect("a JSON body");
         assert_error(case, &answer);
+    }
+    http_still_serves(addr).await;
+    handle.shutdown().await;
+}
+
+/// MCP: a request under a session the server does not know gets 404 (and the client
+/// starts a new session), whatever its body: well-formed, malformed or misfitting.
+#[tokio::test]
+async fn http_answers_any_body_under_an_unknown_session_with_404() {
+    let (handle, addr) = http_server().await;
+    let mut bodies: Vec<Vec<u8>> = cases().into_iter().map(|case| case.line).collect();
+    bodies.push(Vec::new());
+    bodies.push(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec());
+    bodies.push(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#.to_vec());
+    for body in bodies {
+        let (status, _, answer) = post_with(
+            addr,
+            "application/json",
+            Some("no-such-session"),
+            body.clone(),
+        )
+        .await;
+        assert_eq!(
+            status,
+            StatusCode::NOT_FOUND,
+            "{}: {answer}",
+            String::from_utf8_lossy(&body)
+        );
     }
     http_still_serves(addr).await;
     handle.shutdown().await;

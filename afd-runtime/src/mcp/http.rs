@@ -261,6 +261,12 @@ impl SessionGate {
                 .is_ok_and(|message| message.method.as_deref() == Some("initialize"))
     }
 
+    /// Whether `id` (a session header) names an open session.
+    async fn knows(&self, id: &hyper::header::HeaderValue) -> bool {
+        let Ok(id) = id.to_str() else { return false };
+        self.manager.sessions.read().await.contains_key(id)
+    }
+
     /// 503 for an `initialize` that finds every session taken.
     fn full(&self, open: usize, body: &[u8]) -> Response<Body> {
         let idle = self.idle_timeout.as_secs();
@@ -288,8 +294,10 @@ impl SessionGate {
     }
 }
 
-/// A JSON POST: a body over the limit is refused from its `Content-Length` before it is
-/// read; the rest is read (up to the limit); a message whose params do not fit its method
+/// A JSON POST: a request under a session this server does not know (ended, expired, or
+/// never opened here) is answered 404 as rmcp answers it, whatever its body, so that the
+/// client starts a new session as MCP says; a body over the limit is refused from its
+/// `Content-Length` before it is read; the rest is read (up to the limit); a message whose params do not fit its method
 /// (or whose id is not a string or number) is answered 400 with the JSON-RPC error and its
 /// id; the rest is handed to rmcp. rmcp answers a body it
 /// cannot read as a message with 415 and a plain-text serde message; that becomes 400 with
@@ -301,6 +309,12 @@ async fn post(
     body_timeout: Duration,
     gate: Option<&SessionGate>,
 ) -> Response<Body> {
+    if let Some(gate) = gate
+        && let Some(id) = request.headers().get(SESSION_HEADER)
+        && !gate.knows(id).await
+    {
+        return plain(StatusCode::NOT_FOUND, "Not Found: Session not found");
+    }
     let declared = request
         .headers()
         .get(hyper::header::CONTENT_LENGTH)
