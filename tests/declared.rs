@@ -36,7 +36,7 @@ async fn bytes() -> Vec<u8> {
 #[resource(
     uri_template = "demo://orders/{number}/lines/{line}",
     mime_type = "application/json",
-    complete(number = order_numbers)
+    complete(number = order_numbers, line = order_lines)
 )]
 fn order_line(number: u32, line: String, ctx: &CommandContext) -> Result<String, CommandError> {
     let prefix = ctx.state::<String>().map(|s| s.as_str()).unwrap_or("order");
@@ -48,6 +48,16 @@ fn order_line(number: u32, line: String, ctx: &CommandContext) -> Result<String,
 
 fn order_numbers(_typed: &str) -> Vec<String> {
     ["100", "101", "200"].map(str::to_owned).to_vec()
+}
+
+/// The lines of the order already chosen: order 100 has three, the others one.
+fn order_lines(_typed: &str, args: &afd_runtime::completion::CompletionArgs) -> Vec<String> {
+    let lines = if args.get("number") == Some("100") {
+        3
+    } else {
+        1
+    };
+    (1..=lines).map(|line| line.to_string()).collect()
 }
 
 /// Contents built by hand, two of them.
@@ -297,12 +307,18 @@ fn completions_filter_by_what_was_typed() {
         resources.complete(template, "number", "1").unwrap().values,
         ["100", "101"]
     );
-    assert!(
+    // A completion that reads the variables already chosen.
+    assert_eq!(
+        resources.complete(template, "line", "").unwrap().values,
+        ["1"]
+    );
+    let chosen = afd_runtime::completion::CompletionArgs::from_iter([("number", "100")]);
+    assert_eq!(
         resources
-            .complete(template, "line", "")
+            .complete_with(template, "line", "", &chosen)
             .unwrap()
-            .values
-            .is_empty()
+            .values,
+        ["1", "2", "3"]
     );
     assert_eq!(
         resources
@@ -458,6 +474,33 @@ async fn updates_reach_subscribed_connections_only_and_end_with_them() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     a.cancel().await.unwrap();
+}
+
+/// Over MCP, a completion request's `context.arguments` (the values already chosen) reach
+/// the completion function.
+#[tokio::test]
+async fn completions_over_mcp_see_the_arguments_already_chosen() {
+    use rmcp::model::{ArgumentInfo, CompleteRequestParams, CompletionContext, Reference};
+    let server = McpServer::builder(Registry::global()).build().unwrap();
+    let client = afd_tests::mcp::Client::connect(server).await;
+    let request = |context: Option<CompletionContext>| {
+        let mut params = CompleteRequestParams::new(
+            Reference::for_resource("demo://orders/{number}/lines/{line}"),
+            ArgumentInfo::new("line", ""),
+        );
+        params.context = context;
+        params
+    };
+    let alone = client.peer().complete(request(None)).await.unwrap();
+    assert_eq!(alone.completion.values, ["1"]);
+    let chosen = CompletionContext::with_arguments(
+        [("number".to_owned(), "100".to_owned())]
+            .into_iter()
+            .collect(),
+    );
+    let after = client.peer().complete(request(Some(chosen))).await.unwrap();
+    assert_eq!(after.completion.values, ["1", "2", "3"]);
+    assert_eq!(after.completion.total, Some(3));
 }
 
 #[test]

@@ -135,7 +135,7 @@ fn generate_resource(attrs: &ResourceAttrs, decl: &DeclFn<'_>) -> TokenStream {
     if let Some(mime) = attrs.mime_type.get() {
         calls.extend(quote!(.with_mime_type(#mime)));
     }
-    calls.extend(completions(attrs.complete.get()));
+    calls.extend(completions(attrs.complete.get(), &rt));
     let mime = match attrs.mime_type.get() {
         Some(mime) => quote!(#rt::Option::Some(#mime)),
         None => quote!(#rt::Option::None),
@@ -226,7 +226,7 @@ fn generate_prompt(attrs: &PromptAttrs, decl: &DeclFn<'_>) -> TokenStream {
     if let Some(title) = attrs.title.get() {
         calls.extend(quote!(.with_title(#title)));
     }
-    calls.extend(completions(attrs.complete.get()));
+    calls.extend(completions(attrs.complete.get(), &rt));
 
     let input = decl.values().next().map(|named| named.ty);
     let (schema, schema_fn, decode) = match input {
@@ -311,17 +311,23 @@ fn generate_prompt(attrs: &PromptAttrs, decl: &DeclFn<'_>) -> TokenStream {
     }
 }
 
-/// `.with_completions(&[("arg", path::to_fn), ...])`: each function coerced to the
-/// runtime's completion function type where the user named it, so a wrong signature is
-/// reported on the path.
-fn completions(completers: Option<&Vec<Completer>>) -> TokenStream {
+/// `.with_completions(&[("arg", |typed, args| call(path::to_fn, typed, args)), ...])`:
+/// each function, of either form the runtime's `Completer` takes, adapted to its stored
+/// function type by a closure that captures nothing; the call is spanned at the user's path,
+/// so a wrong signature is reported there.
+fn completions(completers: Option<&Vec<Completer>>, rt: &TokenStream) -> TokenStream {
     let Some(completers) = completers.filter(|completers| !completers.is_empty()) else {
         return TokenStream::new();
     };
     let entries = completers.iter().map(|completer| {
         let argument = completer.argument.to_string();
         let function = &completer.function;
-        quote!((#argument, #function))
+        let call = quote_spanned! {function.span()=>
+            #rt::call_completer(#function, typed, args)
+        };
+        quote! {
+            (#argument, |typed: &str, args: &#rt::CompletionArgs| -> #rt::Vec<#rt::String> { #call })
+        }
     });
     quote!(.with_completions(&[#(#entries),*]))
 }

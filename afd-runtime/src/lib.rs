@@ -104,7 +104,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::command::{CommandDef, ExecutionTime, Expose, HandlerFuture, SourceLocation};
     pub use crate::command_context::CommandContext;
-    pub use crate::completion::CompleteFn;
+    pub use crate::completion::{CompleteFn, CompletionArgs, call as call_completer};
     pub use crate::macro_support::{
         CommandFailure, CommandInputDecode, CommandInputSchema, CommandOutput, Outcome,
         OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, SyncBody, deserialize_input,
@@ -127,4 +127,6 @@ pub mod __private {
     pub use std::boxed::Box;
     pub use std::option::Option;
     pub use std::result::Result;
+    pub use std::string::String;
+    pub use std::vec::Vec;
 }

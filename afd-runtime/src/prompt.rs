@@ -51,7 +51,7 @@ use serde_json::{Map, Value};
 
 use crate::command::SourceLocation;
 use crate::command_context::CommandContext;
-use crate::completion::{self, CompleteFn, Completion};
+use crate::completion::{self, CompleteFn, Completion, CompletionArgs};
 use crate::content::Content;
 use crate::declared::{DeclarationError, at};
 use crate::error::{CommandError, codes};
@@ -362,7 +362,8 @@ impl Prompts {
         }
     }
 
-    /// Completes the argument `argument` of the prompt `name` for what the user typed.
+    /// Completes the argument `argument` of the prompt `name` for what the user typed, with
+    /// no other argument chosen yet.
     ///
     /// # Errors
     ///
@@ -373,6 +374,22 @@ impl Prompts {
         argument: &str,
         typed: &str,
     ) -> Result<Completion, CommandError> {
+        self.complete_with(name, argument, typed, &CompletionArgs::new())
+    }
+
+    /// Completes the argument `argument` of the prompt `name` for what the user typed,
+    /// given the arguments already chosen (`args`).
+    ///
+    /// # Errors
+    ///
+    /// `NOT_FOUND` for an unknown prompt or argument.
+    pub fn complete_with(
+        &self,
+        name: &str,
+        argument: &str,
+        typed: &str,
+        args: &CompletionArgs,
+    ) -> Result<Completion, CommandError> {
         let entry = self.entry(name)?;
         if !entry.arguments.iter().any(|known| known.name == argument) {
             return Err(CommandError::new(
@@ -381,7 +398,12 @@ impl Prompts {
             )
             .with_suggestion(argument_list(entry)));
         }
-        Ok(completion::complete(entry.def.completions, argument, typed))
+        Ok(completion::complete(
+            entry.def.completions,
+            argument,
+            typed,
+            args,
+        ))
     }
 }
 

@@ -9,7 +9,7 @@ use rmcp::model::{
 };
 
 use crate::command_context::CommandContext;
-use crate::completion::{Completion, MAX_COMPLETIONS};
+use crate::completion::{Completion, CompletionArgs, MAX_COMPLETIONS};
 use crate::error::{CommandError, codes};
 use crate::prompt::{PromptEntry, Prompts};
 use crate::resource::Resources;
@@ -78,10 +78,23 @@ pub(super) fn complete(
     request: &CompleteRequestParams,
 ) -> Result<CompleteResult, ErrorData> {
     let argument = &request.argument;
+    let chosen: CompletionArgs = request
+        .context
+        .as_ref()
+        .and_then(|context| context.arguments.as_ref())
+        .map(|arguments| {
+            arguments
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
     let completion = match &request.r#ref {
-        Reference::Prompt(prompt) => prompts.complete(&prompt.name, &argument.name, &argument.value),
+        Reference::Prompt(prompt) => {
+            prompts.complete_with(&prompt.name, &argument.name, &argument.value, &chosen)
+        }
         Reference::Resource(template) => {
-            resources.complete(&template.uri, &argument.name, &argument.value)
+            resources.complete_with(&template.uri, &argument.name, &argument.value, &chosen)
         }
         other => Err(CommandError::new(
             codes::VALIDATION_ERROR,

@@ -46,7 +46,7 @@ pub use updates::{ResourceUpdates, SubscriberId};
 
 use crate::command::SourceLocation;
 use crate::command_context::CommandContext;
-use crate::completion::{self, CompleteFn, Completion};
+use crate::completion::{self, CompleteFn, Completion, CompletionArgs};
 use crate::content::ResourceContents;
 use crate::declared::{DeclarationError, at};
 use crate::error::{CommandError, codes};
@@ -398,7 +398,8 @@ impl Resources {
             .with_suggestion(suggestion)
     }
 
-    /// Completes `variable` of the template `template` for what the user typed.
+    /// Completes `variable` of the template `template` for what the user typed, with no
+    /// other variable chosen yet.
     ///
     /// # Errors
     ///
@@ -408,6 +409,22 @@ impl Resources {
         template: &str,
         variable: &str,
         typed: &str,
+    ) -> Result<Completion, CommandError> {
+        self.complete_with(template, variable, typed, &CompletionArgs::new())
+    }
+
+    /// Completes `variable` of the template `template` for what the user typed, given the
+    /// variables already chosen (`args`).
+    ///
+    /// # Errors
+    ///
+    /// `NOT_FOUND` when no template is declared as `template`, or it has no such variable.
+    pub fn complete_with(
+        &self,
+        template: &str,
+        variable: &str,
+        typed: &str,
+        args: &CompletionArgs,
     ) -> Result<Completion, CommandError> {
         let Some((def, parsed)) = self
             .inner
@@ -429,7 +446,7 @@ impl Resources {
             )
             .with_suggestion(format!("Its variables: {}.", variables.join(", "))));
         }
-        Ok(completion::complete(def.completions, variable, typed))
+        Ok(completion::complete(def.completions, variable, typed, args))
     }
 
     /// The subscriptions to these resources.
