@@ -10,8 +10,6 @@ use rusqlite::{Connection, OptionalExtension, Params, Row};
 use serde_json::Value;
 
 const SCHEMA: &str = "
-PRAGMA foreign_keys = ON;
-
 CREATE TABLE IF NOT EXISTS users (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
     name        TEXT NOT NULL,
@@ -292,6 +290,27 @@ INSERT INTO config (key, value, default_value, description, updated_at) VALUES
 /// ISO 8601 with milliseconds, in UTC, computed by SQLite.
 pub const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
+/// Switches `conn`'s file to write-ahead logging. The switch needs the file to itself and
+/// SQLite answers "busy" at once, without the busy timeout, while another connection holds
+/// it (replicas opening a new file together): retried for up to 5 seconds.
+fn wal(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
+            row.get::<_, String>(0)
+        }) {
+            Ok(_) => return Ok(()),
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if error.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
+
 /// The shop store, shared with every command through the context.
 pub struct ShopStore {
     conn: Mutex<Connection>,
@@ -308,7 +327,7 @@ impl ShopStore {
         // Replicas of the shop may share one file: readers never wait for the writer, and
         // a writer waits its turn rather than fail.
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        wal(&conn)?;
         Self::init(conn)
     }
 
@@ -321,12 +340,18 @@ impl ShopStore {
         Self::init(Connection::open_in_memory()?)
     }
 
-    fn init(conn: Connection) -> rusqlite::Result<Self> {
-        conn.execute_batch(SCHEMA)?;
-        let users: i64 = conn.query_row("SELECT count(*) FROM users", [], |row| row.get(0))?;
+    fn init(mut conn: Connection) -> rusqlite::Result<Self> {
+        // Outside any transaction (inside one SQLite ignores it).
+        conn.execute_batch("PRAGMA foreign_keys = ON")?;
+        // The schema, the check and the seed under the write lock, taken up front: replicas
+        // opening a new file at once wait their turn, and only the first seeds it.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute_batch(SCHEMA)?;
+        let users: i64 = tx.query_row("SELECT count(*) FROM users", [], |row| row.get(0))?;
         if users == 0 {
-            conn.execute_batch(&format!("BEGIN; {SEED} COMMIT;"))?;
+            tx.execute_batch(SEED)?;
         }
+        tx.commit()?;
         Ok(ShopStore {
             conn: Mutex::new(conn),
         })
@@ -495,4 +520,47 @@ pub(crate) fn config_bool(conn: &Connection, key: &str) -> Result<bool, CommandE
     config_value(conn, key)?
         .as_bool()
         .ok_or_else(|| CommandError::internal(format!("config key '{key}' is not a boolean")))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Barrier};
+
+    use super::ShopStore;
+
+    fn users(store: &ShopStore) -> i64 {
+        store
+            .conn()
+            .query_row("SELECT count(*) FROM users", [], |row| row.get(0))
+            .unwrap()
+    }
+
+    /// Replicas started at once on a new file: each opens it, exactly one seeds it.
+    #[test]
+    fn replicas_opening_a_new_file_at_once_seed_it_once() {
+        let seeded = users(&ShopStore::in_memory().unwrap());
+        let dir = std::env::temp_dir().join(format!("afd-shop-seed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for round in 0..20 {
+            let path = dir.join(format!("shop-{round}.sqlite3"));
+            let barrier = Arc::new(Barrier::new(4));
+            let openers: Vec<_> = (0..4)
+                .map(|_| {
+                    let (path, barrier) = (path.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        ShopStore::open(&path)
+                    })
+                })
+                .collect();
+            for opener in openers {
+                let store = opener
+                    .join()
+                    .unwrap()
+                    .expect("every replica opens the file");
+                assert_eq!(users(&store), seeded, "round {round}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
