@@ -60,7 +60,6 @@ fn generate_command(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream 
     let rt = runtime(attrs.crate_path.get());
     let item = handler.item;
     let ident = &item.sig.ident;
-    let vis = &item.vis;
     let name = valid::command_name(attrs, handler);
     let description = handler.description();
 
@@ -74,6 +73,45 @@ fn generate_command(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream 
 
     let location = source_location(ident.span(), &rt);
 
+    let members = quote! {
+        /// The command's definition, for explicit registration.
+        #[doc(hidden)]
+        pub const COMMAND: &'static #rt::CommandDef = &#rt::CommandDef::new(
+            #name,
+            #description,
+            Self::__afd_handler,
+            #input_schema,
+            #location,
+        )
+        #builder
+        .with_output_schema(Self::__afd_output_schema);
+
+        #handler_fn
+
+        #[doc(hidden)]
+        fn __afd_output_schema() -> #rt::Option<#rt::Value> {
+            #output_schema
+        }
+    };
+    companion(
+        item,
+        &rt,
+        members,
+        quote!(#rt::Registration::new(#ident::COMMAND)),
+    )
+}
+
+/// What every declaration expands to around its own `members`: the user's function as
+/// written, a hidden struct of the same name (so that `name::COMMAND` and the like resolve),
+/// an `impl` of it holding `members`, and the `inventory` registration of `registration`.
+fn companion(
+    item: &syn::ItemFn,
+    rt: &TokenStream,
+    members: TokenStream,
+    registration: TokenStream,
+) -> TokenStream {
+    let ident = &item.sig.ident;
+    let vis = &item.vis;
     quote! {
         #item
 
@@ -84,24 +122,7 @@ fn generate_command(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream 
         #[automatically_derived]
         #[allow(clippy::all)]
         impl #ident {
-            /// The command's definition, for explicit registration.
-            #[doc(hidden)]
-            pub const COMMAND: &'static #rt::CommandDef = &#rt::CommandDef::new(
-                #name,
-                #description,
-                Self::__afd_handler,
-                #input_schema,
-                #location,
-            )
-            #builder
-            .with_output_schema(Self::__afd_output_schema);
-
-            #handler_fn
-
-            #[doc(hidden)]
-            fn __afd_output_schema() -> #rt::Option<#rt::Value> {
-                #output_schema
-            }
+            #members
 
             // Inside the `impl` rather than a `const _` beside it: on a function in an `impl`
             // block, rustc then reports the two companion items it cannot hold, nothing more.
@@ -109,7 +130,7 @@ fn generate_command(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream 
             #[allow(dead_code)]
             const __AFD_REGISTRATION: () = {
                 #rt::inventory::submit! {
-                    #rt::Registration::new(#ident::COMMAND)
+                    #registration
                 }
             };
         }
@@ -120,7 +141,6 @@ fn generate_resource(attrs: &ResourceAttrs, decl: &DeclFn<'_>) -> TokenStream {
     let rt = runtime(attrs.crate_path.get());
     let item = decl.item;
     let ident = &item.sig.ident;
-    let vis = &item.vis;
     let name = valid::declared_name(attrs.name.get(), decl);
     let description = valid::declared_description(attrs.description.get(), decl);
     let (constructor, uri) = match (attrs.uri.get(), attrs.uri_template.get()) {
@@ -177,49 +197,36 @@ fn generate_resource(attrs: &ResourceAttrs, decl: &DeclFn<'_>) -> TokenStream {
     };
     let boxed = boxed_future(decl, &rt, body);
     let location = source_location(ident.span(), &rt);
-    quote! {
-        #item
+    let members = quote! {
+        /// The resource's definition, for explicit registration.
+        #[doc(hidden)]
+        pub const RESOURCE: &'static #rt::ResourceDef = &#rt::ResourceDef::#constructor(
+            #uri,
+            #name,
+            #description,
+            Self::__afd_read,
+            #location,
+        )
+        #calls;
 
         #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
-
-        #[automatically_derived]
-        #[allow(clippy::all)]
-        impl #ident {
-            /// The resource's definition, for explicit registration.
-            #[doc(hidden)]
-            pub const RESOURCE: &'static #rt::ResourceDef = &#rt::ResourceDef::#constructor(
-                #uri,
-                #name,
-                #description,
-                Self::__afd_read,
-                #location,
-            )
-            #calls;
-
-            #[doc(hidden)]
-            #[allow(unused_variables)]
-            fn __afd_read(__afd_request: #rt::ResourceRequest) -> #rt::ResourceFuture {
-                #boxed
-            }
-
-            #[doc(hidden)]
-            #[allow(dead_code)]
-            const __AFD_REGISTRATION: () = {
-                #rt::inventory::submit! {
-                    #rt::ResourceRegistration::new(#ident::RESOURCE)
-                }
-            };
+        #[allow(unused_variables)]
+        fn __afd_read(__afd_request: #rt::ResourceRequest) -> #rt::ResourceFuture {
+            #boxed
         }
-    }
+    };
+    companion(
+        item,
+        &rt,
+        members,
+        quote!(#rt::ResourceRegistration::new(#ident::RESOURCE)),
+    )
 }
 
 fn generate_prompt(attrs: &PromptAttrs, decl: &DeclFn<'_>) -> TokenStream {
     let rt = runtime(attrs.crate_path.get());
     let item = decl.item;
     let ident = &item.sig.ident;
-    let vis = &item.vis;
     let name = valid::declared_name(attrs.name.get(), decl);
     let description = valid::declared_description(attrs.description.get(), decl);
     let mut calls = TokenStream::new();
@@ -268,47 +275,35 @@ fn generate_prompt(attrs: &PromptAttrs, decl: &DeclFn<'_>) -> TokenStream {
     };
     let boxed = boxed_future(decl, &rt, body);
     let location = source_location(ident.span(), &rt);
-    quote! {
-        #item
+    let members = quote! {
+        /// The prompt's definition, for explicit registration.
+        #[doc(hidden)]
+        pub const PROMPT: &'static #rt::PromptDef = &#rt::PromptDef::new(
+            #name,
+            #description,
+            #schema,
+            Self::__afd_render,
+            #location,
+        )
+        #calls;
+
+        #schema_fn
 
         #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
-
-        #[automatically_derived]
-        #[allow(clippy::all)]
-        impl #ident {
-            /// The prompt's definition, for explicit registration.
-            #[doc(hidden)]
-            pub const PROMPT: &'static #rt::PromptDef = &#rt::PromptDef::new(
-                #name,
-                #description,
-                #schema,
-                Self::__afd_render,
-                #location,
-            )
-            #calls;
-
-            #schema_fn
-
-            #[doc(hidden)]
-            #[allow(unused_variables)]
-            fn __afd_render(
-                __afd_arguments: #rt::Map<::std::string::String, #rt::Value>,
-                __afd_ctx: #rt::CommandContext,
-            ) -> #rt::PromptFuture {
-                #boxed
-            }
-
-            #[doc(hidden)]
-            #[allow(dead_code)]
-            const __AFD_REGISTRATION: () = {
-                #rt::inventory::submit! {
-                    #rt::PromptRegistration::new(#ident::PROMPT)
-                }
-            };
+        #[allow(unused_variables)]
+        fn __afd_render(
+            __afd_arguments: #rt::Map<::std::string::String, #rt::Value>,
+            __afd_ctx: #rt::CommandContext,
+        ) -> #rt::PromptFuture {
+            #boxed
         }
-    }
+    };
+    companion(
+        item,
+        &rt,
+        members,
+        quote!(#rt::PromptRegistration::new(#ident::PROMPT)),
+    )
 }
 
 /// `.with_completions(&[("arg", |typed, args| call(path::to_fn, typed, args)), ...])`:
