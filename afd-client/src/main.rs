@@ -4,9 +4,11 @@
 //! an afd app's own command line builds them), `batch FILE` runs afd-batch. On an afd
 //! server, `discover` and `detail` use its meta-tools, and `call` reaches a command that
 //! the lazy strategy does not list through afd-detail (for the schema) and afd-call.
+//! `resources`, `read`, `prompts` and `prompt` reach the server's resources and prompts.
 //! `shell` reads the same subcommands line by line, with history and Tab completion of
 //! tool and command names.
 
+mod declared;
 mod shell;
 
 use std::process::exit;
@@ -57,8 +59,8 @@ fn json_flag() -> Arg {
 }
 
 /// What can be done once connected: on the command line and in the shell alike.
-fn subcommands() -> [Command; 5] {
-    [
+fn subcommands() -> Vec<Command> {
+    let tools = [
         Command::new("tools").about("List the server's tools"),
         Command::new("discover")
             .about("Search an afd server's commands (afd-discover)")
@@ -79,7 +81,8 @@ fn subcommands() -> [Command; 5] {
         Command::new("batch")
             .about("Run afd-batch with the request in a JSON file ('-': stdin)")
             .arg(Arg::new("file").required(true)),
-    ]
+    ];
+    tools.into_iter().chain(declared::subcommands()).collect()
 }
 
 #[tokio::main]
@@ -153,6 +156,7 @@ async fn run_subcommand(client: &Client, matches: &ArgMatches) -> i32 {
             call_tool(client, "afd-detail", json!({"command": name}), json).await
         }
         Some(("call", sub)) => call(client, sub, json).await,
+        Some((name, sub)) if let Some(code) = declared::run(client, name, sub, json).await => code,
         Some(("batch", sub)) => {
             let path = sub.get_one::<String>("file").cloned().unwrap_or_default();
             let input = read_input(std::path::Path::new(&path))

@@ -245,7 +245,18 @@ mod tests {
         assert_eq!(
             names().candidates("", 0).1,
             [
-                "batch", "call", "detail", "discover", "exit", "help", "quit", "tools"
+                "batch",
+                "call",
+                "detail",
+                "discover",
+                "exit",
+                "help",
+                "prompt",
+                "prompts",
+                "quit",
+                "read",
+                "resources",
+                "tools"
             ]
         );
     }

@@ -1,23 +1,33 @@
 //! `afd` against the example servers: the todo and shop examples over stdio (started by
-//! `--server`) and the todo example over streamable HTTP (`--url`). The examples are built
-//! by `cargo test --workspace`; alone: `cargo build -p afd-examples --examples`.
+//! `--server`) and the todo example over streamable HTTP (`--url`), and the resources and
+//! prompts of the test crate's `afd-decl-fixture`. All are built by `cargo test
+//! --workspace`; alone: `cargo build -p afd-examples --examples` and `cargo build -p
+//! afd-tests --bin afd-decl-fixture`.
 
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn example(name: &str) -> String {
+/// The path of a program the workspace's tests build, under `target/debug`.
+fn built(relative: &str, how: &str) -> String {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let target =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let path = target.join("debug/examples").join(name);
+    let path = target.join("debug").join(relative);
     assert!(
         path.exists(),
-        "{} is missing: build it first with `cargo build -p afd-examples --examples`",
+        "{} is missing: build it first with `{how}`",
         path.display()
     );
     path.display().to_string()
+}
+
+fn example(name: &str) -> String {
+    built(
+        &format!("examples/{name}"),
+        "cargo build -p afd-examples --examples",
+    )
 }
 
 fn afd(args: &[&str]) -> Output {
@@ -275,4 +285,68 @@ fn the_shell_runs_one_subcommand_per_line_and_keeps_history() {
         "{kept}"
     );
     assert!(kept.contains("call todo-list --json"), "{kept}");
+}
+
+/// `resources`, `read`, `prompts` and `prompt` against a server that declares resources,
+/// a template and prompts: text as it is, binary contents as one line, a prompt's messages
+/// by role, the server's refusal with its suggestion (exit 1), a malformed argument (exit 2).
+#[test]
+fn resources_and_prompts_are_listed_read_and_rendered() {
+    let fixture = built(
+        "afd-decl-fixture",
+        "cargo build -p afd-tests --bin afd-decl-fixture",
+    );
+    let run = |args: &[&str]| {
+        let mut all = vec!["--server", fixture.as_str()];
+        all.extend_from_slice(args);
+        afd(&all)
+    };
+    let listed = run(&["resources"]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let listed = text(&listed.stdout);
+    assert!(listed.contains("test://static-text"), "{listed}");
+    assert!(listed.contains("test://template/{id}/data"), "{listed}");
+
+    let read = run(&["read", "test://static-text"]);
+    assert_eq!(
+        text(&read.stdout),
+        "This is the content of the static text resource.\n"
+    );
+    let blob = run(&["read", "test://static-binary"]);
+    assert_eq!(
+        text(&blob.stdout),
+        "[resource test://static-binary, image/png, 70 bytes]\n"
+    );
+    let templated = run(&["read", "test://template/42/data"]);
+    assert!(text(&templated.stdout).contains("Data for ID: 42"));
+    let unknown = run(&["read", "test://nothing"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        text(&unknown.stderr).contains("suggestion: Read one of test://static-binary"),
+        "{}",
+        text(&unknown.stderr)
+    );
+
+    let prompts = text(&run(&["prompts"]).stdout);
+    assert!(prompts.contains("test_prompt_with_arguments"), "{prompts}");
+    assert!(prompts.contains("arg1, arg2"), "{prompts}");
+    let rendered = run(&["prompt", "test_prompt_with_arguments", "arg1=a", "arg2=b c"]);
+    assert_eq!(
+        text(&rendered.stdout),
+        "user: Prompt with arguments: arg1='a', arg2='b c'\n"
+    );
+    let image = text(&run(&["prompt", "test_prompt_with_image"]).stdout);
+    assert!(
+        image.starts_with("user: [image image/png, 70 bytes]\n"),
+        "{image}"
+    );
+    let missing = run(&["prompt", "test_prompt_with_arguments", "arg1=a"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(text(&missing.stderr).contains("suggestion: Its arguments: arg1, arg2."));
+    let malformed = run(&["prompt", "test_prompt_with_arguments", "arg1"]);
+    assert_eq!(malformed.status.code(), Some(2));
+    assert!(text(&malformed.stderr).contains("'arg1' is not argument=value"));
+    let as_json: serde_json::Value =
+        serde_json::from_slice(&run(&["--json", "read", "test://static-text"]).stdout).unwrap();
+    assert_eq!(as_json["contents"][0]["mimeType"], "text/plain");
 }

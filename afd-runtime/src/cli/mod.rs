@@ -58,7 +58,7 @@ use crate::registry::Registry;
 
 pub use log::StderrLog;
 pub use progress::TerminalProgress;
-pub use render::{print_error, render_data};
+pub use render::{print_error, render_content, render_data};
 
 /// The exit code of a success.
 pub const EXIT_SUCCESS: i32 = 0;
