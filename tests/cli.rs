@@ -486,3 +486,58 @@ fn serve_session_idle_sets_how_long_sessions_live() {
         .code(1)
         .stderr_eq("error: AFD_SESSION_IDLE='0s': a session must live longer than 0s\n");
 }
+
+/// An app with declared resources and prompts gets `resources`, `read`, `prompts` and
+/// `prompt`, run in process: text as it is, binary contents as one line, a prompt's
+/// messages by role, `--json` whole, refusals with a suggestion (exit 1), a malformed
+/// argument (exit 2). An app without declarations keeps those names free.
+#[test]
+fn declared_resources_and_prompts_are_subcommands() {
+    let fixture = || Command::new(cargo_bin!("afd-decl-fixture"));
+    fixture()
+        .args(["read", "test://static-text"])
+        .assert()
+        .success()
+        .stdout_eq("This is the content of the static text resource.\n");
+    fixture()
+        .args(["read", "test://static-binary"])
+        .assert()
+        .success()
+        .stdout_eq("[resource test://static-binary, image/png, 70 bytes]\n");
+    fixture()
+        .args(["read", "test://template/7/data"])
+        .assert()
+        .success()
+        .stdout_eq("{\"id\":\"7\",\"templateTest\":true,\"data\":\"Data for ID: 7\"}\n");
+    fixture()
+        .args(["read", "test://nothing"])
+        .assert()
+        .code(1)
+        .stderr_eq("error[NOT_FOUND]: no resource at 'test://nothing'\n  suggestion: Read one of test://static-binary, test://static-text, test://watched-resource, test://template/{id}/data, or list them with resources/list.\n");
+    fixture()
+        .args(["prompt", "test_prompt_with_arguments", "arg1=a", "arg2=b c"])
+        .assert()
+        .success()
+        .stdout_eq("user: Prompt with arguments: arg1='a', arg2='b c'\n");
+    fixture()
+        .args(["prompt", "test_prompt_with_arguments", "arg1=a"])
+        .assert()
+        .code(1)
+        .stderr_eq("error[VALIDATION_ERROR]: missing required argument 'arg2' for prompt 'test_prompt_with_arguments'\n  suggestion: Its arguments: arg1, arg2.\n");
+    fixture()
+        .args(["prompt", "test_prompt_with_arguments", "arg1"])
+        .assert()
+        .code(2);
+    let listed = fixture().args(["resources"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("test://template/{id}/data"));
+    let prompts = fixture().args(["prompts"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&prompts.stdout).contains("arg1, arg2"));
+    let as_json = fixture()
+        .args(["--json", "prompt", "test_prompt_with_image"])
+        .output()
+        .unwrap();
+    let messages: serde_json::Value = serde_json::from_slice(&as_json.stdout).unwrap();
+    assert_eq!(messages["messages"][0]["content"]["type"], "image");
+    // The shop declares none: `read` is no subcommand of it.
+    shop().args(["read", "x"]).assert().code(2);
+}

@@ -47,10 +47,10 @@ pub(crate) async fn run(client: &Client, name: &str, sub: &ArgMatches, json: boo
                 .get_many::<String>("arguments")
                 .map(|values| values.cloned().collect())
                 .unwrap_or_default();
-            let arguments = match arguments(&pairs) {
+            let arguments = match afd_runtime::cli::prompt_arguments(&pairs) {
                 Ok(arguments) => arguments,
                 Err(error) => {
-                    eprintln!("error: {error}");
+                    afd_runtime::cli::print_error(&error);
                     return Some(EXIT_USAGE);
                 }
             };
@@ -65,19 +65,6 @@ pub(crate) async fn run(client: &Client, name: &str, sub: &ArgMatches, json: boo
             EXIT_FAILURE
         }
     })
-}
-
-/// `argument=value` pairs as a prompt's arguments (MCP passes them as strings).
-fn arguments(pairs: &[String]) -> Result<JsonObject, String> {
-    pairs
-        .iter()
-        .map(|pair| match pair.split_once('=') {
-            Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), json!(value))),
-            _ => Err(format!(
-                "'{pair}' is not argument=value; `prompts` lists each prompt's arguments"
-            )),
-        })
-        .collect()
 }
 
 /// What a failed request says: the server's message, and its suggestion when it gave one.

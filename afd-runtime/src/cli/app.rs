@@ -120,6 +120,7 @@ pub(super) fn build(cli: &Cli, dispatcher: &Dispatcher) -> Command {
         .subcommand_required(true)
         .subcommand_value_name("COMMAND");
     let mut direct = Vec::new();
+    let declared = super::declared::names(cli);
     let app_names: Vec<String> = cli
         .subcommands
         .iter()
@@ -128,7 +129,9 @@ pub(super) fn build(cli: &Cli, dispatcher: &Dispatcher) -> Command {
     for entry in dispatcher.exposed_entries() {
         for (name, hidden) in names_of(entry) {
             let command = command_for(entry, name, &reserved).hide(hidden);
-            let free = !BUILT_IN.contains(&name) && !app_names.iter().any(|app| app == name);
+            let free = !BUILT_IN.contains(&name)
+                && !declared.contains(&name)
+                && !app_names.iter().any(|app| app == name);
             if free {
                 direct.push(command.clone().hide(true));
             }
@@ -200,6 +203,7 @@ pub(super) fn build(cli: &Cli, dispatcher: &Dispatcher) -> Command {
                 .args(super::serve::args()),
         );
     }
+    root = root.subcommands(super::declared::subcommands(cli));
     for command in &cli.subcommands {
         root = root.subcommand(command.clone());
     }

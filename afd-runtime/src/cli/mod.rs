@@ -37,6 +37,7 @@
 //! a client of any MCP server can reuse it).
 
 mod app;
+mod declared;
 pub mod flags;
 mod log;
 mod progress;
@@ -56,6 +57,7 @@ use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
 use crate::error::{CommandError, codes};
 use crate::registry::Registry;
 
+pub use declared::prompt_arguments;
 pub use log::StderrLog;
 pub use progress::TerminalProgress;
 pub use render::{print_error, render_content, render_data};

@@ -28,13 +28,14 @@ use crate::{BatchRequest, BatchResult, PipeRequest, PipeResult};
 
 /// How results are printed.
 #[derive(Clone, Copy)]
-struct Output {
-    json: bool,
+pub(super) struct Output {
+    /// `--json`: as MCP clients get it.
+    pub(super) json: bool,
 }
 
 impl Output {
     /// Prints a result: JSON as MCP clients get it, or for reading. Returns the exit code.
-    fn result(self, result: &CommandResult<Value>) -> i32 {
+    pub(super) fn result(self, result: &CommandResult<Value>) -> i32 {
         if self.json {
             print_json(result);
         } else {
@@ -60,7 +61,7 @@ impl Output {
     }
 
     /// Prints an error that happened before any call.
-    fn error(self, error: CommandError) -> i32 {
+    pub(super) fn error(self, error: CommandError) -> i32 {
         self.result(&CommandResult::failure(error))
     }
 }
@@ -69,7 +70,8 @@ fn exit_code(success: bool) -> i32 {
     if success { EXIT_SUCCESS } else { EXIT_FAILURE }
 }
 
-fn print_json(value: &impl Serialize) {
+/// Prints `value` as pretty JSON.
+pub(super) fn print_json(value: &impl Serialize) {
     match serde_json::to_string_pretty(value) {
         Ok(text) => println!("{text}"),
         Err(error) => eprintln!("error: {error}"),
@@ -104,6 +106,9 @@ pub(super) async fn run(
         "pipe" => from_file(dispatcher, "afd-pipe", sub, ctx, output, yes).await,
         "contexts" => contexts(dispatcher, ctx.session(), output).await,
         "completions" => completions(cli, dispatcher, sub),
+        declared if super::declared::names(cli).contains(&declared) => {
+            super::declared::run(declared, sub, ctx, output).await
+        }
         "serve" => serve(cli, sub, ctx).await,
         command => call(dispatcher, command, sub, ctx, output, yes).await,
     }
