@@ -51,7 +51,7 @@ fn order_numbers(_typed: &str) -> Vec<String> {
 }
 
 /// The lines of the order already chosen: order 100 has three, the others one.
-fn order_lines(_typed: &str, args: &afd_runtime::completion::CompletionArgs) -> Vec<String> {
+fn order_lines(_typed: &str, args: &CompletionArgs) -> Vec<String> {
     let lines = if args.get("number") == Some("100") {
         3
     } else {

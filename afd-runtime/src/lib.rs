@@ -88,6 +88,7 @@ pub use serde_json;
 
 /// What a command module needs: `use afd_runtime::prelude::*;`.
 pub mod prelude {
+    pub use crate::completion::CompletionArgs;
     pub use crate::{
         CommandContext, CommandError, CommandResult, ExecutionTime, MetaTools, Registry, TagMode,
         codes,
