@@ -53,6 +53,23 @@ fn request_id(line: &[u8]) -> Option<Value> {
     head(line)?.id.filter(|id| id.is_string() || id.is_number())
 }
 
+/// The values written after each `"id":` in `line` (spaces allowed around the colon), read
+/// as JSON from there on: the ids the line holds, escapes decoded, whatever follows them.
+fn ids_written(line: &[u8]) -> Vec<Value> {
+    let key = b"\"id\"";
+    (0..line.len())
+        .filter(|&at| line[at..].starts_with(key))
+        .filter_map(|at| {
+            let rest = line[at + key.len()..].trim_ascii_start();
+            let rest = rest.strip_prefix(b":")?;
+            serde_json::Deserializer::from_slice(rest)
+                .into_iter::<Value>()
+                .next()?
+                .ok()
+        })
+        .collect()
+}
+
 fn one_line(answer: &[u8]) -> Value {
     assert_eq!(answer.last(), Some(&b'\n'), "an answer ends its line");
     assert!(
@@ -102,8 +119,10 @@ fuzz_target!(|line: &[u8]| {
                 // either way an id the line holds.
                 // (An integer beyond 64 bits is read as the nearest float: its text differs.)
                 if request_id(line).as_ref() != Some(id) && !id.is_f64() {
+                    // Its text, or (a string with escapes) its value after an `"id":`.
                     assert!(
-                        String::from_utf8_lossy(line).contains(&id.to_string()),
+                        String::from_utf8_lossy(line).contains(&id.to_string())
+                            || ids_written(line).contains(id),
                         "an id the line does not hold: {id}"
                     );
                 }
