@@ -15,6 +15,7 @@ pub mod export;
 mod macro_support;
 pub mod progress;
 pub mod prompt;
+mod random;
 mod registry;
 pub mod resource;
 mod result;

@@ -5,9 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::future::Future;
-use std::hash::{BuildHasher, RandomState};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -637,26 +635,7 @@ impl Sessions {
 
 /// `afd-s-` and 32 hex digits from the operating system's random source.
 fn new_handle() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No OS randomness: fall back on std's randomly keyed hasher, a counter and the
-        // clock, still unpredictable to a client.
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let a = RandomState::new().hash_one((count, nanos));
-        let b = RandomState::new().hash_one((nanos, count));
-        bytes[..8].copy_from_slice(&a.to_le_bytes());
-        bytes[8..].copy_from_slice(&b.to_le_bytes());
-    }
-    let mut handle = String::with_capacity(38);
-    handle.push_str("afd-s-");
-    for byte in bytes {
-        handle.push_str(&format!("{byte:02x}"));
-    }
-    handle
+    format!("afd-s-{}", crate::random::hex128())
 }
 
 #[cfg(test)]

@@ -362,7 +362,7 @@ impl PostgresStore {
             url,
             client: Some(client),
             failures: 0,
-            writer: writer_id(),
+            writer: crate::random::hex128(),
             next_seq: 1,
             unsettled: None,
             seen,
@@ -409,23 +409,6 @@ impl Store for PostgresStore {
             Err(error) => Err(writer::failed(&mut self.failures, error)),
         }
     }
-}
-
-/// A random id for this process's writer (32 hex digits).
-fn writer_id() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No OS randomness: the process id and the clock, through std's randomly keyed
-        // hasher, are unique enough for telling writers apart.
-        use std::hash::BuildHasher;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let state = std::collections::hash_map::RandomState::new();
-        bytes[..8].copy_from_slice(&state.hash_one((std::process::id(), nanos)).to_le_bytes());
-        bytes[8..].copy_from_slice(&state.hash_one((nanos, std::process::id())).to_le_bytes());
-    }
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 async fn open(url: &str) -> Result<(Client, Snapshot, i64), OpenError> {
