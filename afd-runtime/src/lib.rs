@@ -22,6 +22,8 @@ mod result;
 pub mod search;
 mod similarity;
 mod text;
+#[cfg(any(feature = "redis", feature = "postgres"))]
+mod tls;
 mod typescript;
 pub mod usage;
 pub mod validate;

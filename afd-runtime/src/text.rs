@@ -60,6 +60,38 @@ pub(crate) fn redact_url(url: &str) -> String {
     }
 }
 
+/// `url` without its query parameter `key`, and that parameter's value (percent-decoded),
+/// for the parameters this crate reads itself before handing the URL to a driver (the CA a
+/// TLS connection trusts, say). The rest of the URL is kept as written.
+#[cfg(any(feature = "redis", feature = "postgres"))]
+pub(crate) fn take_url_param(url: &str, key: &str) -> (String, Option<String>) {
+    let (rest, fragment) = match url.split_once('#') {
+        Some((rest, fragment)) => (rest, Some(fragment)),
+        None => (url, None),
+    };
+    let Some((base, query)) = rest.split_once('?') else {
+        return (url.to_owned(), None);
+    };
+    let mut value = None;
+    let mut kept = Vec::new();
+    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+        match form_urlencoded::parse(pair.as_bytes()).next() {
+            Some((name, found)) if name == key => value = Some(found.into_owned()),
+            _ => kept.push(pair),
+        }
+    }
+    let mut out = base.to_owned();
+    if !kept.is_empty() {
+        out.push('?');
+        out.push_str(&kept.join("&"));
+    }
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    (out, value)
+}
+
 /// A confirmation prompt with `{field}` replaced by the input's values.
 pub(crate) fn fill_prompt(prompt: &str, input: Option<&Value>) -> String {
     let Some(Value::Object(input)) = input else {
@@ -74,4 +106,35 @@ pub(crate) fn fill_prompt(prompt: &str, input: Option<&Value>) -> String {
         text = text.replace(&format!("{{{key}}}"), &shown);
     }
     text
+}
+
+#[cfg(all(test, any(feature = "redis", feature = "postgres")))]
+mod tests {
+    use super::take_url_param;
+
+    #[test]
+    fn a_url_parameter_is_taken_out_and_the_rest_kept_as_written() {
+        let (url, ca) = take_url_param(
+            "rediss://app:pw@host:6380/2?protocol=resp3&ssl_ca_certs=%2Fetc%2Fca%20x.pem#insecure",
+            "ssl_ca_certs",
+        );
+        assert_eq!(url, "rediss://app:pw@host:6380/2?protocol=resp3#insecure");
+        assert_eq!(ca.as_deref(), Some("/etc/ca x.pem"));
+
+        let (url, mode) = take_url_param("postgres://h/db?sslmode=require", "sslmode");
+        assert_eq!(
+            (url.as_str(), mode.as_deref()),
+            ("postgres://h/db", Some("require"))
+        );
+
+        let (url, none) = take_url_param("postgres://h/db?application_name=a%26b", "sslmode");
+        assert_eq!(
+            (url.as_str(), none),
+            ("postgres://h/db?application_name=a%26b", None)
+        );
+        assert_eq!(
+            take_url_param("redis://h", "x"),
+            ("redis://h".to_owned(), None)
+        );
+    }
 }

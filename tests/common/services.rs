@@ -35,6 +35,43 @@ pub fn postgres_url() -> Option<String> {
     }
 }
 
+/// The certificates of the TLS tests (`AFD_TEST_TLS_DIR`, made by `.ci/run`): a CA, a
+/// server certificate it signed for the name `localhost` only, its key, and another CA.
+pub struct TlsFiles {
+    /// The CA that signed the server's certificate (PEM).
+    pub ca: PathBuf,
+    /// A CA that signed nothing the tests serve (PEM).
+    pub other_ca: PathBuf,
+    /// The server's certificate (PEM), for `localhost`.
+    pub server_cert: PathBuf,
+    /// The server's private key (PEM).
+    pub server_key: PathBuf,
+}
+
+/// The TLS tests' certificates, if `AFD_TEST_TLS_DIR` names a directory holding them.
+pub fn tls_files() -> Option<TlsFiles> {
+    let Some(dir) = std::env::var_os("AFD_TEST_TLS_DIR").map(PathBuf::from) else {
+        return missing("AFD_TEST_TLS_DIR is not set");
+    };
+    let files = TlsFiles {
+        ca: dir.join("ca.pem"),
+        other_ca: dir.join("other-ca.pem"),
+        server_cert: dir.join("server.pem"),
+        server_key: dir.join("server.key"),
+    };
+    for file in [
+        &files.ca,
+        &files.other_ca,
+        &files.server_cert,
+        &files.server_key,
+    ] {
+        if !file.exists() {
+            return missing(&format!("{} is missing", file.display()));
+        }
+    }
+    Some(files)
+}
+
 /// A program on `PATH` (or named by the environment variable `var`), if it runs.
 pub fn program(var: &str, name: &str) -> Option<PathBuf> {
     let path = std::env::var_os(var).map_or_else(|| PathBuf::from(name), PathBuf::from);
@@ -85,6 +122,7 @@ pub struct PrivateRedis {
     binary: PathBuf,
     dir: PathBuf,
     port: u16,
+    tls: Option<(PathBuf, PathBuf)>,
     child: Option<Child>,
 }
 
@@ -96,15 +134,33 @@ impl PrivateRedis {
             binary,
             dir: temp_dir(name),
             port: free_port(),
+            tls: None,
             child: None,
         };
         redis.restart();
         Some(redis)
     }
 
-    /// Its URL.
+    /// Starts one that speaks TLS only, serving `tls`'s server certificate.
+    pub fn start_tls(name: &str, tls: &TlsFiles) -> Option<Self> {
+        let binary = program("AFD_TEST_REDIS_SERVER", "redis-server")?;
+        let mut redis = PrivateRedis {
+            binary,
+            dir: temp_dir(name),
+            port: free_port(),
+            tls: Some((tls.server_cert.clone(), tls.server_key.clone())),
+            child: None,
+        };
+        redis.restart();
+        Some(redis)
+    }
+
+    /// Its URL (`rediss://localhost:PORT` when it speaks TLS).
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+        match self.tls {
+            Some(_) => format!("rediss://localhost:{}", self.port),
+            None => format!("redis://127.0.0.1:{}", self.port),
+        }
     }
 
     /// The port it listens on.
@@ -115,8 +171,16 @@ impl PrivateRedis {
     /// Starts it again (after [`stop`](PrivateRedis::stop)) on the same port and data.
     pub fn restart(&mut self) {
         assert!(self.child.is_none(), "redis-server is already running");
-        let child = Command::new(&self.binary)
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+        let mut command = Command::new(&self.binary);
+        match &self.tls {
+            Some((cert, key)) => command
+                .args(["--port", "0", "--tls-port", &self.port.to_string()])
+                .args(["--tls-cert-file", &path(cert), "--tls-key-file", &path(key)])
+                .args(["--tls-auth-clients", "no"]),
+            None => command.args(["--port", &self.port.to_string()]),
+        };
+        let child = command
+            .args(["--bind", "127.0.0.1"])
             .args(["--dir", &path(&self.dir), "--save", ""])
             .args(["--appendonly", "yes", "--appendfsync", "always"])
             .stdout(Stdio::null())

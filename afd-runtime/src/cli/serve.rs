@@ -68,11 +68,11 @@ pub(super) fn args() -> Vec<Arg> {
             .long(USAGE_STORE)
             .value_name("STORE")
             .conflicts_with_all([USAGE_DB, NO_USAGE])
-            .help("Keep usage statistics in postgres://user:password@host/db (shared by replicas), sqlite:PATH, memory or off (default: AFD_USAGE_STORE, else in memory)"),
+            .help("Keep usage statistics in postgres://user:password@host/db (shared by replicas; TLS by libpq's sslmode and sslrootcert), sqlite:PATH, memory or off (default: AFD_USAGE_STORE, else in memory)"),
         Arg::new(SESSIONS)
             .long(SESSIONS)
             .value_name("STORE")
-            .help("Keep sessions in redis://host:port[/db] (shared by replicas) or memory (default: AFD_SESSION_STORE, else in memory)"),
+            .help("Keep sessions in redis://host:port[/db] or rediss:// for TLS (shared by replicas), or memory (default: AFD_SESSION_STORE, else in memory)"),
         Arg::new(SESSION_IDLE)
             .long(SESSION_IDLE)
             .value_name("DURATION")
@@ -279,7 +279,7 @@ async fn session_store(location: &str) -> Result<Option<Arc<dyn SessionStore>>, 
         return redis_store(location).await;
     }
     Err(format!(
-        "'{location}' names no session store: use redis://host:port[/db] or memory"
+        "'{location}' names no session store: use redis://host:port[/db], rediss://host:port[/db] or memory"
     ))
 }
 

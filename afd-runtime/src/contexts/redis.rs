@@ -12,7 +12,7 @@ use redis::Script;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::session::{SessionState, SessionStore, SessionStoreError, StoreFuture};
-use crate::text::redact_url as redact;
+use crate::text::{redact_url as redact, take_url_param};
 
 /// How long one Redis command may take before the call fails as unavailable.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -102,19 +102,62 @@ fn unavailable(error: &redis::RedisError) -> SessionStoreError {
     SessionStoreError::new(format!("redis: {error}"))
 }
 
+/// The client for `url`, with the CA its `ssl_ca_certs` names.
+fn client(url: &str) -> Result<redis::Client, SessionStoreError> {
+    let not_redis = |error: redis::RedisError| {
+        SessionStoreError::new(format!("'{}' is not a Redis URL: {error}", redact(url)))
+    };
+    let (plain, ca) = take_url_param(url, "ssl_ca_certs");
+    let tls = ["rediss://", "valkeys://"]
+        .iter()
+        .any(|scheme| plain.starts_with(scheme));
+    if ca.is_some() && !tls {
+        return Err(SessionStoreError::new(format!(
+            "'{}' names a CA (ssl_ca_certs) without asking for TLS: use rediss://",
+            redact(url)
+        )));
+    }
+    #[cfg(feature = "redis-tls")]
+    {
+        if tls {
+            crate::tls::install_default_provider();
+        }
+        if let Some(ca) = ca {
+            let root_cert = crate::tls::read_ca_file(&ca).map_err(SessionStoreError::new)?;
+            let certificates = redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(root_cert),
+            };
+            return redis::Client::build_with_tls(plain, certificates).map_err(not_redis);
+        }
+    }
+    #[cfg(not(feature = "redis-tls"))]
+    if tls {
+        return Err(SessionStoreError::new(format!(
+            "'{}' asks for TLS, and this build has none: enable afd-runtime's `redis-tls` feature",
+            redact(url)
+        )));
+    }
+    redis::Client::open(plain).map_err(not_redis)
+}
+
 impl RedisSessionStore {
     /// Connects to the Redis at `url` (`redis://[user:password@]host[:port][/db]`);
     /// sessions expire after `idle` without use (until a dispatcher that takes the store
     /// sets its own, see [`SessionStore::set_idle_timeout`]). Keys are prefixed
     /// `afd:session:`.
     ///
+    /// With the feature `redis-tls`, `rediss://` connects over TLS, the server's
+    /// certificate verified against the system's roots, or against the CA certificates in
+    /// the PEM file named by `?ssl_ca_certs=PATH` (redis-py's name for it); the name in
+    /// the certificate must match the host (`#insecure` at the end skips the checks).
+    ///
     /// # Errors
     ///
-    /// The URL is not a Redis URL, or Redis cannot be reached now.
+    /// The URL is not a Redis URL, asks for TLS this build lacks, names a CA file that
+    /// cannot be read, or Redis cannot be reached now.
     pub async fn connect(url: &str, idle: Duration) -> Result<Self, SessionStoreError> {
-        let client = redis::Client::open(url).map_err(|error| {
-            SessionStoreError::new(format!("'{}' is not a Redis URL: {error}", redact(url)))
-        })?;
+        let client = client(url)?;
         let config = ConnectionManagerConfig::new()
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT))
@@ -290,5 +333,23 @@ mod tests {
             "redis://app:***@10.0.0.1:6379/0"
         );
         assert_eq!(redact("redis://127.0.0.1"), "redis://127.0.0.1");
+    }
+
+    #[test]
+    fn a_tls_url_says_what_it_needs() {
+        let error = super::client("redis://h:6379?ssl_ca_certs=/ca.pem").unwrap_err();
+        assert!(error.message().contains("rediss://"), "{error}");
+        #[cfg(not(feature = "redis-tls"))]
+        {
+            let error = super::client("rediss://app:pw@h:6380").unwrap_err();
+            assert!(error.message().contains("`redis-tls`"), "{error}");
+            assert!(!error.message().contains("pw"), "{error}");
+        }
+        #[cfg(feature = "redis-tls")]
+        {
+            assert!(super::client("rediss://h:6380").is_ok());
+            let error = super::client("rediss://h:6380?ssl_ca_certs=/no/ca.pem").unwrap_err();
+            assert!(error.message().contains("/no/ca.pem"), "{error}");
+        }
     }
 }

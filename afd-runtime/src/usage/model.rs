@@ -64,7 +64,7 @@ impl Delta {
     }
 
     /// Adds `other` into `self` (used to put back a batch whose write failed).
-    #[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
+    #[cfg(feature = "usage-sqlite")]
     pub(super) fn merge(&mut self, other: Delta) {
         for (command, (calls, successes, last, sessions)) in other.commands {
             let entry = self.commands.entry(command).or_default();

@@ -25,12 +25,17 @@
 
 use std::time::Duration;
 
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::tls::MakeTlsConnect;
+use tokio_postgres::{Client, NoTls, Socket};
+#[cfg(feature = "postgres-tls")]
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::model::{Delta, Snapshot, from_millis};
 use super::writer::{self, Store};
 use super::{AccessLevel, CommandStats, Shared, State, UsageError};
 pub(super) use crate::text::redact_url as redact;
+use crate::text::take_url_param;
+use crate::tls::{Roots, Verify};
 
 /// The schema this code writes.
 const SCHEMA_VERSION: i32 = 2;
@@ -98,6 +103,8 @@ pub(super) enum OpenError {
     Timeout,
     #[error("the store has schema version {0}, newer than this program's {SCHEMA_VERSION}")]
     NewerSchema(i32),
+    #[error("TLS: {0}")]
+    Tls(String),
 }
 
 fn to_i64(count: u64) -> i64 {
@@ -108,8 +115,98 @@ fn to_u64(count: i64) -> u64 {
     u64::try_from(count).unwrap_or(0)
 }
 
-async fn connect(url: &str) -> Result<Client, OpenError> {
-    let (client, connection) = tokio::time::timeout(TIMEOUT, tokio_postgres::connect(url, NoTls))
+/// Where the store connects and how: the URL as tokio-postgres reads it, and the TLS its
+/// `sslmode` asks for (made once, when the store opens).
+#[derive(Clone)]
+pub(super) struct Endpoint {
+    url: String,
+    #[cfg(feature = "postgres-tls")]
+    tls: Option<MakeRustlsConnect>,
+}
+
+impl Endpoint {
+    /// Reads libpq's `sslmode` and `sslrootcert` out of `url` (tokio-postgres knows neither
+    /// `verify-ca`, `verify-full` nor `sslrootcert`):
+    ///
+    /// - `disable`, `allow`, `prefer`, or none: no TLS (this store does not try TLS on its
+    ///   own; ask for it);
+    /// - `require`: encrypted; the certificate is checked against `sslrootcert` when one is
+    ///   given (as `verify-ca`), else not at all, as libpq does;
+    /// - `verify-ca`: signed by `sslrootcert` (or the system's roots); `verify-full`: that,
+    ///   and it names the host;
+    /// - `sslrootcert` without `sslmode`: `verify-full`; `sslrootcert=system`: the system's
+    ///   roots.
+    pub(super) fn parse(url: &str) -> Result<Endpoint, OpenError> {
+        let verify = verification(url)?;
+        let (url, _) = take_url_param(url, "sslmode");
+        let (url, _) = take_url_param(&url, "sslrootcert");
+        let separator = if url.contains('?') { '&' } else { '?' };
+        let mode = if verify.is_some() {
+            "require"
+        } else {
+            "disable"
+        };
+        let url = format!("{url}{separator}sslmode={mode}");
+        #[cfg(feature = "postgres-tls")]
+        {
+            let tls = match verify {
+                Some(verify) => Some(MakeRustlsConnect::new(
+                    crate::tls::client_config(&verify).map_err(OpenError::Tls)?,
+                )),
+                None => None,
+            };
+            Ok(Endpoint { url, tls })
+        }
+        #[cfg(not(feature = "postgres-tls"))]
+        match verify {
+            Some(_) => Err(OpenError::Tls(
+                "the URL asks for TLS, and this build has none: enable afd-runtime's `postgres-tls` feature".into(),
+            )),
+            None => Ok(Endpoint { url }),
+        }
+    }
+
+    async fn connect(&self) -> Result<Client, OpenError> {
+        #[cfg(feature = "postgres-tls")]
+        if let Some(tls) = &self.tls {
+            return connect_with(&self.url, tls.clone()).await;
+        }
+        connect_with(&self.url, NoTls).await
+    }
+}
+
+/// What `url`'s `sslmode` and `sslrootcert` ask to check; `None`: no TLS.
+fn verification(url: &str) -> Result<Option<Verify>, OpenError> {
+    let (_, mode) = take_url_param(url, "sslmode");
+    let (_, root) = take_url_param(url, "sslrootcert");
+    let roots = |root: Option<String>| match root.as_deref() {
+        None | Some("system") => Roots::System,
+        Some(_) => Roots::File(root.unwrap_or_default()),
+    };
+    Ok(match (mode.as_deref(), root) {
+        (Some("disable" | "allow" | "prefer") | None, None) | (Some("disable"), Some(_)) => None,
+        (Some("allow" | "prefer"), Some(_)) => {
+            return Err(OpenError::Tls(
+                "sslrootcert is given with an sslmode that does not ask for TLS: use sslmode=verify-full (or require, verify-ca)".into(),
+            ));
+        }
+        (Some("require"), None) => Some(Verify::Nothing),
+        (Some("require" | "verify-ca"), root) => Some(Verify::Chain(roots(root))),
+        (Some("verify-full") | None, root) => Some(Verify::Full(roots(root))),
+        (Some(other), _) => {
+            return Err(OpenError::Tls(format!(
+                "sslmode={other} is not one of disable, allow, prefer, require, verify-ca, verify-full"
+            )));
+        }
+    })
+}
+
+async fn connect_with<T>(url: &str, tls: T) -> Result<Client, OpenError>
+where
+    T: MakeTlsConnect<Socket>,
+    T::Stream: Send + 'static,
+{
+    let (client, connection) = tokio::time::timeout(TIMEOUT, tokio_postgres::connect(url, tls))
         .await
         .map_err(|_| OpenError::Timeout)??;
     tokio::spawn(async move {
@@ -333,7 +430,7 @@ async fn write(
 /// The connection to the shared database, with the runtime that drives it.
 pub(super) struct PostgresStore {
     runtime: tokio::runtime::Runtime,
-    url: String,
+    endpoint: Endpoint,
     /// None after a failure: the next round connects again.
     client: Option<Client>,
     /// Failed rounds in a row.
@@ -356,10 +453,11 @@ impl PostgresStore {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let (client, snapshot, seen) = runtime.block_on(open(&url))?;
+        let endpoint = Endpoint::parse(&url)?;
+        let (client, snapshot, seen) = runtime.block_on(open(&endpoint))?;
         let store = PostgresStore {
             runtime,
-            url,
+            endpoint,
             client: Some(client),
             failures: 0,
             writer: crate::random::hex128(),
@@ -393,7 +491,7 @@ impl Store for PostgresStore {
             }
         };
         let (outcome, unsettled) = self.runtime.block_on(sync(
-            &self.url,
+            &self.endpoint,
             &mut self.client,
             &self.writer,
             &mut self.seen,
@@ -411,8 +509,8 @@ impl Store for PostgresStore {
     }
 }
 
-async fn open(url: &str) -> Result<(Client, Snapshot, i64), OpenError> {
-    let mut client = connect(url).await?;
+async fn open(endpoint: &Endpoint) -> Result<(Client, Snapshot, i64), OpenError> {
+    let mut client = endpoint.connect().await?;
     tokio::time::timeout(TIMEOUT, migrate(&mut client))
         .await
         .map_err(|_| OpenError::Timeout)??;
@@ -427,7 +525,7 @@ async fn open(url: &str) -> Result<(Client, Snapshot, i64), OpenError> {
 /// when it is not known to be written (to be sent as it is at the next round; the
 /// connection is dropped and made again then).
 async fn sync(
-    url: &str,
+    endpoint: &Endpoint,
     client: &mut Option<Client>,
     writer: &str,
     seen: &mut i64,
@@ -435,7 +533,7 @@ async fn sync(
     batch: Option<Batch>,
 ) -> (Result<(), String>, Option<Batch>) {
     if client.as_ref().is_none_or(Client::is_closed) {
-        *client = match tokio::time::timeout(TIMEOUT, connect(url)).await {
+        *client = match tokio::time::timeout(TIMEOUT, endpoint.connect()).await {
             Ok(Ok(connected)) => Some(connected),
             failed => {
                 let error = match failed {
@@ -504,7 +602,62 @@ async fn sync(
 
 #[cfg(test)]
 mod tests {
+    use super::{Endpoint, OpenError, verification};
     use crate::text::redact_url as redact;
+    use crate::tls::{Roots, Verify};
+
+    #[test]
+    fn sslmode_and_sslrootcert_ask_what_libpq_would() {
+        let verify = |params: &str| {
+            verification(&format!("postgres://u:p@db/app?{params}")).map_err(|e| e.to_string())
+        };
+        let file = || Roots::File("/ca.pem".into());
+        assert_eq!(verify(""), Ok(None));
+        assert_eq!(verify("sslmode=prefer"), Ok(None));
+        assert_eq!(verify("sslmode=disable&sslrootcert=/ca.pem"), Ok(None));
+        assert_eq!(verify("sslmode=require"), Ok(Some(Verify::Nothing)));
+        assert_eq!(
+            verify("sslmode=require&sslrootcert=/ca.pem"),
+            Ok(Some(Verify::Chain(file())))
+        );
+        assert_eq!(
+            verify("sslmode=verify-ca"),
+            Ok(Some(Verify::Chain(Roots::System)))
+        );
+        assert_eq!(
+            verify("sslmode=verify-full&sslrootcert=system"),
+            Ok(Some(Verify::Full(Roots::System)))
+        );
+        assert_eq!(
+            verify("sslrootcert=/ca.pem"),
+            Ok(Some(Verify::Full(file())))
+        );
+        let error = verify("sslmode=verify-everything").unwrap_err();
+        assert!(error.contains("verify-everything is not one of"), "{error}");
+        let error = verify("sslmode=prefer&sslrootcert=/ca.pem").unwrap_err();
+        assert!(error.contains("sslmode=verify-full"), "{error}");
+    }
+
+    #[test]
+    fn the_driver_gets_the_url_without_what_it_cannot_read() {
+        let endpoint = Endpoint::parse("postgres://u:p@db/app?application_name=x").unwrap();
+        assert_eq!(
+            endpoint.url,
+            "postgres://u:p@db/app?application_name=x&sslmode=disable"
+        );
+        #[cfg(not(feature = "postgres-tls"))]
+        assert!(matches!(
+            Endpoint::parse("postgres://db/app?sslmode=require"),
+            Err(OpenError::Tls(why)) if why.contains("`postgres-tls`")
+        ));
+        #[cfg(feature = "postgres-tls")]
+        {
+            let endpoint = Endpoint::parse("postgres://db/app?sslmode=require").unwrap();
+            assert_eq!(endpoint.url, "postgres://db/app?sslmode=require");
+            let missing = Endpoint::parse("postgres://db/app?sslrootcert=/no/such/ca.pem");
+            assert!(matches!(missing, Err(OpenError::Tls(why)) if why.contains("/no/such/ca.pem")));
+        }
+    }
 
     #[test]
     fn passwords_are_left_out_of_messages() {

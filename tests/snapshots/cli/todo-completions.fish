@@ -264,8 +264,8 @@ complete -c todo -n "__fish_todo_using_subcommand serve" -l strategy -d 'Tool st
 complete -c todo -n "__fish_todo_using_subcommand serve" -l http -d 'Serve streamable HTTP on this address (e.g. 127.0.0.1:8787) instead of stdio' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l token -d 'Require this bearer token on HTTP requests' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l usage-db -d 'Keep usage statistics in this SQLite file, so they survive restarts (default: in memory)' -r -F
-complete -c todo -n "__fish_todo_using_subcommand serve" -l usage-store -d 'Keep usage statistics in postgres://user:password@host/db (shared by replicas), sqlite:PATH, memory or off (default: AFD_USAGE_STORE, else in memory)' -r
-complete -c todo -n "__fish_todo_using_subcommand serve" -l sessions -d 'Keep sessions in redis://host:port[/db] (shared by replicas) or memory (default: AFD_SESSION_STORE, else in memory)' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l usage-store -d 'Keep usage statistics in postgres://user:password@host/db (shared by replicas; TLS by libpq/'s sslmode and sslrootcert), sqlite:PATH, memory or off (default: AFD_USAGE_STORE, else in memory)' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l sessions -d 'Keep sessions in redis://host:port[/db] or rediss:// for TLS (shared by replicas), or memory (default: AFD_SESSION_STORE, else in memory)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l session-idle -d 'End sessions unused for this long, in memory or in Redis, e.g. 45m or 2h (default: AFD_SESSION_IDLE, else what the app sets, 30m by default)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l export -d 'Write the catalog as a folder tree (<category>/<command>.json, index.json, README.md) into DIR and exit' -r -F
 complete -c todo -n "__fish_todo_using_subcommand serve" -l context -d 'Run in this runtime context (see `contexts`)' -r
