@@ -2,24 +2,18 @@
 //! degradation when the store cannot be opened, and concurrent recording.
 
 use std::fs;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread;
 use std::time::{Duration, SystemTime};
 
 use afd_runtime::MetaTools;
 use afd_runtime::usage::{SuggestionSource, UsageStats};
 
-fn temp_dir(name: &str) -> PathBuf {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "afd-usage-test-{}-{}-{name}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory of this test's own, removed when the test ends.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("afd-usage-test-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn at(seconds: u64) -> SystemTime {
@@ -62,7 +56,7 @@ fn the_most_frequent_follower_ranks_first() {
 #[test]
 fn statistics_survive_a_restart() {
     let dir = temp_dir("restart");
-    let path = dir.join("usage.sqlite3");
+    let path = dir.path().join("usage.sqlite3");
     {
         let usage = UsageStats::open(&path);
         assert!(usage.is_persistent());
@@ -96,7 +90,6 @@ fn statistics_survive_a_restart() {
     let usage = UsageStats::open(&path);
     assert_eq!(usage.stats("todo-list").unwrap().calls, 5);
     drop(usage);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -110,13 +103,12 @@ fn a_directory_as_the_store_degrades_to_memory() {
     assert_eq!(usage.stats("todo-list").unwrap().calls, 3);
     assert_eq!(usage.flush(), Ok(()));
     drop(usage);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_file_that_is_not_a_database_degrades_to_memory_and_is_left_alone() {
     let dir = temp_dir("garbage");
-    let path = dir.join("usage.db");
+    let path = dir.path().join("usage.db");
     let garbage = b"this is not a SQLite database, just some text that is long enough. ".repeat(20);
     fs::write(&path, &garbage).unwrap();
     let usage = UsageStats::open(&path);
@@ -129,20 +121,18 @@ fn a_file_that_is_not_a_database_degrades_to_memory_and_is_left_alone() {
     );
     drop(usage);
     assert_eq!(fs::read(&path).unwrap(), garbage);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_store_under_a_file_degrades_to_memory() {
     let dir = temp_dir("under-file");
-    let file = dir.join("plain");
+    let file = dir.path().join("plain");
     fs::write(&file, b"x").unwrap();
     let usage = UsageStats::open(file.join("usage.db"));
     assert!(!usage.is_persistent());
     usage.record("s", "a", at(0), true);
     assert_eq!(usage.stats("a").unwrap().calls, 1);
     drop(usage);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -159,8 +149,9 @@ fn disabled_records_nothing() {
     assert_eq!(usage.popularity("todo-list"), 0.0);
     assert_eq!(usage.last_command("agent-0"), None);
 
+    let off = temp_dir("off");
     let builder_off = UsageStats::builder()
-        .path(temp_dir("off").join("usage.db"))
+        .path(off.path().join("usage.db"))
         .enabled(false)
         .build();
     builder_off.record("s", "a", at(0), true);
@@ -173,7 +164,7 @@ fn recording_from_many_threads_loses_nothing() {
     const THREADS: usize = 8;
     const CALLS: usize = 500;
     let dir = temp_dir("threads");
-    let path = dir.join("usage.db");
+    let path = dir.path().join("usage.db");
     let usage = UsageStats::builder()
         .path(&path)
         .flush_interval(Duration::from_millis(5))
@@ -221,13 +212,12 @@ fn recording_from_many_threads_loses_nothing() {
         (THREADS * CALLS / 2) as u64
     );
     drop(reopened);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn two_handles_on_one_file_add_up() {
     let dir = temp_dir("shared");
-    let path = dir.join("usage.db");
+    let path = dir.path().join("usage.db");
     let first = UsageStats::open(&path);
     let second = UsageStats::open(&path);
     assert!(first.is_persistent() && second.is_persistent());
@@ -240,7 +230,6 @@ fn two_handles_on_one_file_add_up() {
     let usage = UsageStats::open(&path);
     assert_eq!(usage.stats("a").unwrap().calls, 2);
     drop(usage);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Through a dispatcher: every call is recorded, afd-discover predicts the next command
@@ -252,7 +241,7 @@ async fn discover_suggests_the_next_command_and_remembers_it_across_a_restart() 
     use serde_json::json;
 
     let dir = temp_dir("dispatch");
-    let file = dir.join("usage.sqlite3");
+    let file = dir.path().join("usage.sqlite3");
     let dispatcher = |usage: UsageStats| {
         Dispatcher::builder(todo::registry())
             .usage(usage)
@@ -295,5 +284,4 @@ async fn discover_suggests_the_next_command_and_remembers_it_across_a_restart() 
     // Without a session there is nothing to predict from.
     let anonymous = d.discover(json!({})).await.data.unwrap();
     assert!(anonymous.get("suggestedNext").is_none());
-    let _ = fs::remove_dir_all(&dir);
 }

@@ -38,15 +38,12 @@ fn example(package_example: &str) -> String {
     path.display().to_string()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "afd-gateway-test-{name}-{}-{}",
-        std::process::id(),
-        Instant::now().elapsed().as_nanos()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory of this test's own, removed when the test ends.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("afd-gateway-test-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 #[derive(Clone, Default)]
@@ -173,7 +170,7 @@ async fn stdio_upstreams_behind_the_lazy_surface() {
         json!({"mcpServers": {
             "todo": todo_stdio(),
             "shop": {"command": example("shop"), "args": ["--strategy", "individual"], "deny": ["afd-*"]}},
-            "gateway": {"cacheDir": cache}}),
+            "gateway": {"cacheDir": cache.path()}}),
         true,
     )
     .await;
@@ -267,15 +264,17 @@ async fn stdio_upstreams_behind_the_lazy_surface() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_cache_serves_discovery_before_any_upstream_runs() {
     let cache = temp_dir("cache");
-    let config = json!({"mcpServers": {"todo": todo_stdio()}, "gateway": {"cacheDir": cache}});
+    let config =
+        json!({"mcpServers": {"todo": todo_stdio()}, "gateway": {"cacheDir": cache.path()}});
     {
         let h = start(config.clone(), true).await;
         h.wait_for_tools("todo").await;
         h.gateway.shutdown();
     }
-    assert!(cache.join("todo.json").exists());
+    assert!(cache.path().join("todo.json").exists());
     let cached: Value =
-        serde_json::from_str(&std::fs::read_to_string(cache.join("todo.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(cache.path().join("todo.json")).unwrap())
+            .unwrap();
     assert!(
         cached["serverVersion"].is_string(),
         "the cache keeps the upstream's version"
@@ -329,7 +328,7 @@ async fn http_upstreams_are_served_too() {
     let cache = temp_dir("http");
     let h = start(
         json!({"mcpServers": {"remote": {"url": format!("http://127.0.0.1:{port}/mcp"), "headers": {"X-Test": "1"}}},
-               "gateway": {"cacheDir": cache}}),
+               "gateway": {"cacheDir": cache.path()}}),
         true,
     )
     .await;
@@ -352,7 +351,7 @@ async fn policy_is_enforced_on_call_batch_and_pipe() {
             "todo": {"command": example("todo"), "args": ["serve", "--strategy", "individual"],
                      "deny": ["afd-*", "todo-delete"], "readOnly": true},
             "faulty": faulty(json!({"allow": ["echo", "fail"]}))},
-            "gateway": {"cacheDir": cache}}),
+            "gateway": {"cacheDir": cache.path()}}),
         true,
     )
     .await;
@@ -397,10 +396,10 @@ async fn policy_is_enforced_on_call_batch_and_pipe() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn results_progress_cancellation_and_list_changes_pass_through() {
     let cache = temp_dir("pass");
-    let marker = cache.join("marker");
+    let marker = cache.path().join("marker");
     let h = start(
         json!({"mcpServers": {"faulty": faulty(json!({"env": {"FAULTY_MARKER": marker}}))},
-               "gateway": {"cacheDir": cache}}),
+               "gateway": {"cacheDir": cache.path()}}),
         true,
     )
     .await;
@@ -513,7 +512,7 @@ async fn results_progress_cancellation_and_list_changes_pass_through() {
     }
     let extra = h.afd_call("faulty.extra", json!({})).await;
     assert_eq!(extra["success"], true, "{extra}");
-    let cached = std::fs::read_to_string(cache.join("faulty.json")).unwrap();
+    let cached = std::fs::read_to_string(cache.path().join("faulty.json")).unwrap();
     assert!(cached.contains("\"extra\""), "the cache follows the change");
     h.gateway.shutdown();
 }
@@ -521,14 +520,14 @@ async fn results_progress_cancellation_and_list_changes_pass_through() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn faults_stay_with_their_server() {
     let cache = temp_dir("faults");
-    let marker = cache.join("marker");
+    let marker = cache.path().join("marker");
     let h = start(
         json!({"mcpServers": {
             "todo": todo_stdio(),
             "faulty": faulty(json!({"env": {"FAULTY_MARKER": marker}, "timeoutMs": 1500})),
             "missing": {"command": "/nonexistent/afd-gateway-upstream"},
             "garbage": faulty(json!({"args": ["--garbage"], "startTimeoutMs": 1500}))},
-            "gateway": {"cacheDir": cache}}),
+            "gateway": {"cacheDir": cache.path()}}),
         true,
     )
     .await;
@@ -664,7 +663,7 @@ async fn a_third_party_server_from_pypi() {
     let cache = temp_dir("time");
     let h = start(
         json!({"mcpServers": {"time": {"command": binary, "args": ["--local-timezone", "UTC"]}},
-               "gateway": {"cacheDir": cache}}),
+               "gateway": {"cacheDir": cache.path()}}),
         true,
     )
     .await;
@@ -702,11 +701,11 @@ async fn a_third_party_server_from_pypi() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_binary_serves_over_stdio_and_reports() {
     let dir = temp_dir("binary");
-    let config = dir.join("servers.json");
+    let config = dir.path().join("servers.json");
     std::fs::write(
         &config,
         json!({"mcpServers": {"todo": todo_stdio(), "faulty": faulty(json!({}))},
-               "gateway": {"cacheDir": dir.join("cache")}})
+               "gateway": {"cacheDir": dir.path().join("cache")}})
         .to_string(),
     )
     .unwrap();
@@ -787,7 +786,7 @@ async fn configured_contexts_scope_upstream_tools() {
                    "todos": {"description": "Reading the todo list.", "servers": ["todo"],
                              "readOnly": true, "triggers": ["todo"]},
                    "echoing": {"description": "Echoing.", "tools": ["faulty.echo"]}},
-               "gateway": {"cacheDir": cache}}),
+               "gateway": {"cacheDir": cache.path()}}),
         true,
     )
     .await;
@@ -831,14 +830,15 @@ async fn the_server_predicted_next_is_started_in_the_background() {
 
     let cache = temp_dir("predict");
     let servers = json!({"todo": todo_stdio(), "notes": todo_stdio()});
-    let config = json!({"mcpServers": servers, "gateway": {"cacheDir": cache}});
+    let config = json!({"mcpServers": servers, "gateway": {"cacheDir": cache.path()}});
     {
         let h = start(config.clone(), true).await;
         h.wait_for_tools("todo").await;
         h.wait_for_tools("notes").await;
         // Both lists are cached (each after its own catalog rebuild) before the next start.
         let deadline = Instant::now() + Duration::from_secs(60);
-        while !(cache.join("todo.json").exists() && cache.join("notes.json").exists()) {
+        while !(cache.path().join("todo.json").exists() && cache.path().join("notes.json").exists())
+        {
             assert!(
                 Instant::now() < deadline,
                 "the tool lists were never cached"
@@ -926,12 +926,12 @@ fn unavailable_warning(answer: &Value) -> Option<String> {
 async fn the_first_discovery_waits_for_servers_still_starting() {
     let Some(time) = time_server() else { return };
     let dir = temp_dir("cold");
-    let slow = slow_start(&dir, 2);
+    let slow = slow_start(dir.path(), 2);
     let h = start(
         json!({"mcpServers": {
             "shop": {"command": slow, "args": [example("shop"), "--strategy", "individual"], "deny": ["afd-*"]},
             "time": {"command": slow, "args": [time, "--local-timezone", "UTC"]}},
-            "gateway": {"cacheDir": dir.join("cache")}}),
+            "gateway": {"cacheDir": dir.path().join("cache")}}),
         true,
     )
     .await;
@@ -959,7 +959,7 @@ async fn the_first_discovery_waits_for_servers_still_starting() {
     let h = start(
         json!({"mcpServers": {
             "time": {"command": slow, "args": [time, "--local-timezone", "UTC"]}},
-            "gateway": {"cacheDir": dir.join("cache-2")}}),
+            "gateway": {"cacheDir": dir.path().join("cache-2")}}),
         false,
     )
     .await;
@@ -971,7 +971,7 @@ async fn the_first_discovery_waits_for_servers_still_starting() {
     let h = start(
         json!({"mcpServers": {
             "time": {"command": slow, "args": [time, "--local-timezone", "UTC"]}},
-            "gateway": {"cacheDir": dir.join("cache-3")}}),
+            "gateway": {"cacheDir": dir.path().join("cache-3")}}),
         false,
     )
     .await;
@@ -988,13 +988,13 @@ async fn the_first_discovery_waits_for_servers_still_starting() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn servers_that_fail_to_start_are_named_with_their_errors() {
     let dir = temp_dir("failed");
-    let slow = slow_start(&dir, 10);
+    let slow = slow_start(dir.path(), 10);
     let h = start(
         json!({"mcpServers": {
             "shop": shop_stdio(),
-            "missing": {"command": dir.join("no-such-server")},
+            "missing": {"command": dir.path().join("no-such-server")},
             "hung": {"command": slow, "args": [example("shop")], "startTimeoutMs": 500}},
-            "gateway": {"cacheDir": dir.join("cache")}}),
+            "gateway": {"cacheDir": dir.path().join("cache")}}),
         true,
     )
     .await;
@@ -1061,7 +1061,7 @@ async fn servers_that_fail_to_start_are_named_with_their_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_stale_cache_shows_the_server_and_a_call_of_a_new_tool_waits_for_it() {
     let dir = temp_dir("stale");
-    let cache = dir.join("cache");
+    let cache = dir.path().join("cache");
     let config = json!({"mcpServers": {"shop": shop_stdio()}, "gateway": {"cacheDir": cache}});
     let parsed = Config::parse(&config.to_string()).unwrap();
     let stale = afd_gateway::cache::ToolList {

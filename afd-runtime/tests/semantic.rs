@@ -30,12 +30,12 @@ fn model_dir() -> Option<PathBuf> {
     }
 }
 
-/// A fresh folder under the system temp folder.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("afd-semantic-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch folder of this test's own, removed when the test ends.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("afd-semantic-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn reference(pooling: &str) -> Vec<(String, Vec<f32>)> {
@@ -99,8 +99,9 @@ fn mean_pooling_gives_the_reference_vectors() {
 
 /// A copy of the model folder whose pooling configuration asks for the CLS token (as
 /// bge-small's does), the weights linked rather than copied.
-fn cls_folder(model: &Path) -> PathBuf {
-    let dir = temp_dir("cls");
+fn cls_folder(model: &Path) -> tempfile::TempDir {
+    let folder = temp_dir("cls");
+    let dir = folder.path();
     for file in [
         "config.json",
         "tokenizer.json",
@@ -124,14 +125,14 @@ fn cls_folder(model: &Path) -> PathBuf {
             "pooling_mode_mean_sqrt_len_tokens": false}"#,
     )
     .unwrap();
-    dir
+    folder
 }
 
 #[test]
 fn cls_pooling_config_gives_the_reference_cls_vectors() {
     let Some(dir) = model_dir() else { return };
     let cls = cls_folder(&dir);
-    let encoder = Encoder::load(&cls).unwrap();
+    let encoder = Encoder::load(cls.path()).unwrap();
     assert_eq!(encoder.pooling(), Pooling::Cls);
     assert_matches_reference(&encoder, "cls");
     // The pooling is part of the model's identity: CLS vectors never mix with mean ones
@@ -140,7 +141,6 @@ fn cls_pooling_config_gives_the_reference_cls_vectors() {
     assert_ne!(encoder.identity(), mean.identity());
     let forced = Encoder::load_with(&dir, Some(Pooling::Cls)).unwrap();
     assert_eq!(forced.pooling(), Pooling::Cls);
-    fs::remove_dir_all(&cls).unwrap();
 }
 
 fn catalog() -> Vec<Document> {
@@ -200,13 +200,13 @@ fn catalog() -> Vec<Document> {
 fn vectors_are_cached_across_restarts_and_only_changed_commands_are_embedded() {
     let Some(dir) = model_dir() else { return };
     let cache = temp_dir("cache");
-    let options = SemanticOptions::new(&dir).cache_dir(Some(cache.clone()));
+    let options = SemanticOptions::new(&dir).cache_dir(Some(cache.path().to_owned()));
     let docs = catalog();
 
     let first = SearchIndex::build_semantic(docs.clone(), options.clone());
     let stats = first.semantic().unwrap().wait().unwrap();
     assert_eq!((stats.embedded, stats.reused), (docs.len(), 0));
-    let files: Vec<_> = fs::read_dir(&cache).unwrap().collect();
+    let files: Vec<_> = fs::read_dir(cache.path()).unwrap().collect();
     assert_eq!(files.len(), 1, "one vector file for the model");
 
     // A restart: nothing embedded, and the same ranking.
@@ -232,7 +232,6 @@ fn vectors_are_cached_across_restarts_and_only_changed_commands_are_embedded() {
     let fourth = SearchIndex::build_semantic(docs.clone(), options);
     let stats = fourth.semantic().unwrap().wait().unwrap();
     assert_eq!((stats.embedded, stats.reused), (1, docs.len() - 1));
-    fs::remove_dir_all(&cache).unwrap();
 }
 
 /// Lexical results with the layer off, to compare with.
@@ -251,7 +250,8 @@ fn docs_of(index: &SearchIndex, query: &str) -> Vec<usize> {
 #[test]
 fn a_missing_model_leaves_search_lexical() {
     let docs = catalog();
-    let missing = temp_dir("missing").join("no-such-model");
+    let scratch = temp_dir("missing");
+    let missing = scratch.path().join("no-such-model");
     let index =
         SearchIndex::build_semantic(docs.clone(), SemanticOptions::new(&missing).cache_dir(None));
     let error = index.semantic().unwrap().wait().unwrap_err();
@@ -265,7 +265,8 @@ fn a_missing_model_leaves_search_lexical() {
 #[test]
 fn a_broken_model_leaves_search_lexical() {
     let docs = catalog();
-    let broken = temp_dir("broken");
+    let scratch = temp_dir("broken");
+    let broken = scratch.path();
     // A configuration that is not BERT's, then one that is with weights that are not
     // safetensors, then a tokenizer that does not parse.
     let cases: [(&str, &str, &[u8]); 3] = [
@@ -288,10 +289,8 @@ fn a_broken_model_leaves_search_lexical() {
         fs::write(broken.join("config.json"), config).unwrap();
         fs::write(broken.join("tokenizer.json"), tokenizer).unwrap();
         fs::write(broken.join("model.safetensors"), weights).unwrap();
-        let index = SearchIndex::build_semantic(
-            docs.clone(),
-            SemanticOptions::new(&broken).cache_dir(None),
-        );
+        let index =
+            SearchIndex::build_semantic(docs.clone(), SemanticOptions::new(broken).cache_dir(None));
         let error = index.semantic().unwrap().wait().unwrap_err();
         assert!(!error.is_empty());
         assert_eq!(
@@ -299,7 +298,6 @@ fn a_broken_model_leaves_search_lexical() {
             lexical(&docs, "delete project")
         );
     }
-    fs::remove_dir_all(&broken).unwrap();
 }
 
 fn semantic_index(docs: Vec<Document>) -> Option<SearchIndex> {
