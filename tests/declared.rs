@@ -476,6 +476,87 @@ async fn updates_reach_subscribed_connections_only_and_end_with_them() {
     a.cancel().await.unwrap();
 }
 
+/// On the 2026-07-28 protocol a client subscribes with `subscriptions/listen`: it is granted
+/// the declared resources among those it names, gets their updates on that request (no
+/// others), and its subscriptions end when it cancels the request or its connection ends.
+#[tokio::test]
+async fn a_2026_client_listens_for_updates_until_it_cancels() {
+    use rmcp::model::{ServerNotification, SubscriptionFilter};
+
+    // URIs no other test subscribes to: the declared resources' updates are shared by
+    // every server of this process.
+    let server = McpServer::builder(Registry::global()).build().unwrap();
+    let resources = server.resources().clone();
+    let client = afd_tests::mcp::Client::connect_stateless(server).await;
+    assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"));
+    let wait = std::time::Duration::from_secs(20);
+
+    let filter = SubscriptionFilter::builder()
+        .resource_subscriptions(["demo://pair", "demo://nothing"])
+        .tools_list_changed()
+        .build();
+    let mut subscription = tokio::time::timeout(wait, client.peer().listen(filter))
+        .await
+        .unwrap()
+        .unwrap();
+    let granted = subscription.acknowledged().clone();
+    assert_eq!(
+        granted.resource_subscriptions.as_deref(),
+        Some(&["demo://pair".to_owned()][..]),
+        "only the declared resource is granted"
+    );
+    assert_eq!(
+        granted.tools_list_changed, None,
+        "the 2026 tool list never changes"
+    );
+
+    assert_eq!(resources.updated("demo://orders/3/lines/4").await, 0);
+    assert_eq!(resources.updated("demo://pair").await, 1);
+    let notification = tokio::time::timeout(wait, subscription.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("an update");
+    let ServerNotification::ResourceUpdatedNotification(updated) = notification else {
+        panic!("expected a resource update, got {notification:?}");
+    };
+    assert_eq!(updated.params.uri, "demo://pair");
+
+    // The legacy methods are not part of this protocol: rmcp refuses them.
+    #[allow(deprecated)]
+    let legacy = client
+        .peer()
+        .subscribe(rmcp::model::SubscribeRequestParams::new("demo://pair"))
+        .await;
+    assert!(legacy.is_err());
+
+    subscription.cancel().await.unwrap();
+    let deadline = tokio::time::Instant::now() + wait;
+    while resources.updates().subscribers("demo://pair") > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the cancelled stream's subscription stayed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+
+    // A stream whose connection ends takes its subscriptions with it too.
+    let filter = SubscriptionFilter::builder()
+        .resource_subscriptions(["demo://pair"])
+        .build();
+    let _open = client.peer().listen(filter).await.unwrap();
+    assert_eq!(resources.updates().subscribers("demo://pair"), 1);
+    client.close().await;
+    let deadline = tokio::time::Instant::now() + wait;
+    while resources.updates().subscribers("demo://pair") > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the closed connection's subscription stayed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
 /// Over MCP, a completion request's `context.arguments` (the values already chosen) reach
 /// the completion function.
 #[tokio::test]

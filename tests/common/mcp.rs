@@ -62,6 +62,11 @@ impl Client {
         Client { service, recorder }
     }
 
+    /// Ends the connection (the client's side closes; the server sees its end).
+    pub async fn close(self) {
+        let _ = self.service.cancel().await;
+    }
+
     /// The client's peer, for requests this helper does not wrap.
     pub fn peer(&self) -> &rmcp::Peer<RoleClient> {
         self.service.peer()

@@ -1,5 +1,6 @@
 //! rmcp's [`ServerHandler`] for [`McpServer`], written by hand over the catalog: server
-//! info, `tools/list`, the resources (with subscriptions), the prompts, completions,
+//! info, `tools/list`, the resources (with subscriptions: `resources/subscribe` up to
+//! 2025-11-25, `subscriptions/listen` from 2026-07-28), the prompts, completions,
 //! `logging/setLevel`, and `tools/call` through the one call path.
 
 use std::panic::AssertUnwindSafe;
@@ -10,10 +11,11 @@ use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
-    ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    Tool, UnsubscribeRequestParams,
+    ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerCapabilities,
+    ServerConfig, ServerNotification, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
@@ -21,6 +23,7 @@ use super::call::{CALL_PANICKED, ToolCall};
 use super::listing::page;
 use super::server::McpServer;
 use super::{prompts, resources};
+use crate::resource::{ResourceUpdates, SubscriberId};
 
 impl ServerHandler for McpServer {
     #[allow(deprecated)]
@@ -147,6 +150,54 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
+    /// What a `subscriptions/listen` request (2026-07-28) is granted: updates of the
+    /// declared resources among those it names. The lists of tools, prompts and resources
+    /// never change under that protocol, so their `listChanged` is not granted.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let declared = &self.inner.resources;
+        let uris: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| declared.find(uri).is_some())
+            .cloned()
+            .collect();
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resource_subscriptions = (!uris.is_empty()).then_some(uris);
+        Some(accepted)
+    }
+
+    /// One `subscriptions/listen` stream: each granted resource's updates go to it until
+    /// the client cancels the request or the connection ends.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let listener = Listener {
+            updates: self.inner.resources.updates().clone(),
+            subscriber: SubscriberId::next(),
+        };
+        for uri in context.accepted().resource_subscriptions.iter().flatten() {
+            let sink = context.sink().clone();
+            listener
+                .updates
+                .subscribe(listener.subscriber, uri.clone(), move |uri| {
+                    let sink = sink.clone();
+                    async move {
+                        let updated = ResourceUpdatedNotification::new(
+                            ResourceUpdatedNotificationParam::new(uri),
+                        );
+                        let notification = ServerNotification::ResourceUpdatedNotification(updated);
+                        if let Err(error) = sink.send(notification).await {
+                            tracing::debug!(%error, "a resource update could not be sent");
+                        }
+                    }
+                });
+        }
+        context.cancelled().await;
+        Ok(())
+    }
+
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
@@ -232,4 +283,17 @@ fn legacy(context: &RequestContext<RoleServer>) -> bool {
     context
         .protocol_version()
         .is_none_or(|version| version.has_initialize())
+}
+
+/// The subscriptions of one `subscriptions/listen` stream, ended with it: when the request
+/// is cancelled, and also when its future is dropped because the connection went away.
+struct Listener {
+    updates: ResourceUpdates,
+    subscriber: SubscriberId,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.updates.forget(self.subscriber);
+    }
 }
