@@ -406,6 +406,19 @@ impl Watcher {
     }
 }
 
+/// Waits until `uri` has no subscriber left; fails with `why` after 20 seconds.
+async fn until_unsubscribed(
+    updates: &afd_runtime::resource::ResourceUpdates,
+    uri: &str,
+    why: &str,
+) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    while updates.subscribers(uri) > 0 {
+        assert!(tokio::time::Instant::now() < deadline, "{why}");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
 #[tokio::test]
 #[allow(deprecated)] // resources/subscribe is the 2025 protocol generation's, spoken here on purpose
 async fn updates_reach_subscribed_connections_only_and_end_with_them() {
@@ -465,14 +478,12 @@ async fn updates_reach_subscribed_connections_only_and_end_with_them() {
         1
     );
     b.cancel().await.unwrap();
-    let deadline = tokio::time::Instant::now() + wait;
-    while resources.updates().subscribers("demo://orders/1/lines/2") > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the ended connection's subscription stayed"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    until_unsubscribed(
+        resources.updates(),
+        "demo://orders/1/lines/2",
+        "the ended connection's subscription stayed",
+    )
+    .await;
     a.cancel().await.unwrap();
 }
 
@@ -531,14 +542,12 @@ async fn a_2026_client_listens_for_updates_until_it_cancels() {
     assert!(legacy.is_err());
 
     subscription.cancel().await.unwrap();
-    let deadline = tokio::time::Instant::now() + wait;
-    while resources.updates().subscribers("demo://pair") > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the cancelled stream's subscription stayed"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    until_unsubscribed(
+        resources.updates(),
+        "demo://pair",
+        "the cancelled stream's subscription stayed",
+    )
+    .await;
 
     // A stream whose connection ends takes its subscriptions with it too.
     let filter = SubscriptionFilter::builder()
@@ -547,14 +556,12 @@ async fn a_2026_client_listens_for_updates_until_it_cancels() {
     let _open = client.peer().listen(filter).await.unwrap();
     assert_eq!(resources.updates().subscribers("demo://pair"), 1);
     client.close().await;
-    let deadline = tokio::time::Instant::now() + wait;
-    while resources.updates().subscribers("demo://pair") > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the closed connection's subscription stayed"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    until_unsubscribed(
+        resources.updates(),
+        "demo://pair",
+        "the closed connection's subscription stayed",
+    )
+    .await;
 }
 
 /// Over MCP, a completion request's `context.arguments` (the values already chosen) reach
