@@ -208,7 +208,7 @@ fn too_large(declared: Option<u64>) -> Response<Body> {
         None => serde_json::json!({"limitBytes": MAX_BODY_BYTES}),
     };
     let error = Malformed {
-        id: serde_json::Value::Null,
+        id: malformed::AnswerId::null(),
         code: rmcp::model::ErrorCode::INVALID_REQUEST,
         message: format!(
             "Payload too large: the request body{size} is over the limit of {MAX_BODY_BYTES} \
@@ -327,7 +327,7 @@ async fn post(
     let read = tokio::time::timeout(body_timeout, Limited::new(body, MAX_BODY_BYTES).collect());
     let Ok(read) = read.await else {
         let error = Malformed {
-            id: serde_json::Value::Null,
+            id: malformed::AnswerId::null(),
             code: rmcp::model::ErrorCode::INVALID_REQUEST,
             message: format!(
                 "Request timeout: the request body did not arrive within {} ms; send the \
@@ -351,7 +351,7 @@ async fn post(
         let error = match refused {
             Refused::Request(error) => error,
             Refused::Notification(why) => Malformed {
-                id: serde_json::Value::Null,
+                id: malformed::AnswerId::null(),
                 code: rmcp::model::ErrorCode::INVALID_PARAMS,
                 message: format!("Invalid notification: {why}"),
                 data: None,
@@ -380,7 +380,7 @@ async fn post(
     let error = malformed::diagnose(&bytes).unwrap_or_else(|| {
         if bytes.trim_ascii().is_empty() {
             return Malformed {
-                id: serde_json::Value::Null,
+                id: malformed::AnswerId::null(),
                 code: rmcp::model::ErrorCode::PARSE_ERROR,
                 message: "Parse error: the request body is empty; send one JSON-RPC message"
                     .to_owned(),

@@ -18,6 +18,7 @@ use serde::Deserializer as _;
 use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Value, json};
 
+pub(in crate::mcp) use super::wire::AnswerId;
 use super::wire::{self, Envelope};
 use crate::text::json_kind;
 
@@ -50,16 +51,16 @@ pub(super) fn too_long(start: &[u8]) -> Vec<u8> {
 
 /// What is wrong with a message, as the JSON-RPC error it is answered with.
 pub(in crate::mcp) struct Malformed {
-    pub(in crate::mcp) id: Value,
+    pub(in crate::mcp) id: AnswerId,
     pub(in crate::mcp) code: ErrorCode,
     pub(in crate::mcp) message: String,
     pub(in crate::mcp) data: Option<Value>,
 }
 
 impl Malformed {
-    fn new(id: Value, code: ErrorCode, message: impl Into<String>) -> Self {
+    fn new(id: impl Into<AnswerId>, code: ErrorCode, message: impl Into<String>) -> Self {
         Malformed {
-            id,
+            id: id.into(),
             code,
             message: message.into(),
             data: None,
@@ -140,12 +141,12 @@ pub(in crate::mcp) fn diagnose(line: &[u8]) -> Option<Malformed> {
             )
         }
         Value::Array(_) => (
-            Value::Null,
+            AnswerId::null(),
             "Invalid request: batches are not part of MCP; send each message on its own line"
                 .to_owned(),
         ),
         other => (
-            Value::Null,
+            AnswerId::null(),
             format!(
                 "Invalid request: expected a JSON-RPC request object, got {}",
                 json_kind(other)
@@ -168,11 +169,12 @@ pub(super) fn unreadable(line: &[u8]) -> Option<Vec<u8>> {
 /// Why rmcp cannot read `line`, a request with a well-typed envelope (`message`).
 fn unread(line: &[u8], message: &Envelope) -> Option<Malformed> {
     let method = message.method.as_deref()?;
-    let id = message
+    message
         .id
-        .clone()
+        .as_ref()
         .filter(|id| id.is_string() || id.is_number())?;
     let error = serde_json::from_slice::<ClientJsonRpcMessage>(line).err()?;
+    let id = readable_id(line);
     let why = if let Some(why) = id_problem(&id) {
         why
     } else {
@@ -190,8 +192,9 @@ fn unread(line: &[u8], message: &Envelope) -> Option<Malformed> {
 
 /// What is wrong with an id that is a number rmcp does not read (a fraction, or an integer
 /// outside 64 bits); `None` for any other id.
-fn id_problem(id: &Value) -> Option<String> {
-    (id.is_number() && id.as_i64().is_none()).then(|| {
+fn id_problem(id: &AnswerId) -> Option<String> {
+    let value = id.value();
+    (value.is_number() && value.as_i64().is_none()).then(|| {
         format!(
             "the `id` {id} is not a string or a 64-bit signed integer; use a string id, or an \
              integer from -2^63 to 2^63-1"
@@ -199,23 +202,26 @@ fn id_problem(id: &Value) -> Option<String> {
     })
 }
 
-/// The top-level id of an object, if it is one a response can carry (a string or number);
-/// `null` otherwise. The object may be cut short or nested too deep after its id: members
-/// before the id are skipped without being built (and without a depth limit), and reading
-/// stops at the id.
-pub(in crate::mcp) fn readable_id(line: &[u8]) -> Value {
+/// The top-level id of an object, as written, if it is one a response can carry (a string
+/// or number); `null` otherwise. The object may be cut short or nested too deep after its
+/// id: members before the id are skipped without being built (and without a depth limit),
+/// and reading stops at the id.
+pub(in crate::mcp) fn readable_id(line: &[u8]) -> AnswerId {
     if line.first() != Some(&b'{') {
-        return Value::Null;
+        return AnswerId::null();
     }
     let mut id = None;
     // The visitor stops with an error once it has the id: what is after it is not read.
     let _ = serde_json::Deserializer::from_slice(line).deserialize_map(IdVisitor(&mut id));
-    id.filter(|id| id.is_string() || id.is_number())
-        .unwrap_or(Value::Null)
+    id.filter(|id| {
+        let value = id.value();
+        value.is_string() || value.is_number()
+    })
+    .unwrap_or_else(AnswerId::null)
 }
 
-/// Reads the members of an object up to `id`, keeping its value.
-struct IdVisitor<'a>(&'a mut Option<Value>);
+/// Reads the members of an object up to `id`, keeping its text.
+struct IdVisitor<'a>(&'a mut Option<AnswerId>);
 
 impl<'de> Visitor<'de> for IdVisitor<'_> {
     type Value = ();
@@ -227,7 +233,8 @@ impl<'de> Visitor<'de> for IdVisitor<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             if key == "id" {
-                *self.0 = Some(map.next_value::<Value>()?);
+                let raw = map.next_value::<&'de serde_json::value::RawValue>()?;
+                *self.0 = Some(AnswerId::written(raw));
                 return Err(serde::de::Error::custom("the id is read"));
             }
             map.next_value::<IgnoredAny>()?;
@@ -308,6 +315,7 @@ pub(in crate::mcp) fn refused(line: &[u8]) -> Option<Refused> {
             ),
         )));
     }
+    let id = readable_id(line);
     if let Some(why) = id_problem(&id) {
         return Some(Refused::Request(Malformed::new(
             id,
@@ -536,7 +544,14 @@ mod tests {
                 panic!("not refused: {}", String::from_utf8_lossy(line));
             };
             assert_eq!(refused.code, ErrorCode::INVALID_REQUEST);
-            assert!(refused.id.is_number(), "{:?}", refused.id);
+            assert!(refused.id.value().is_number(), "{:?}", refused.id);
+            // The answer carries the id as written: a client matches it digit for digit.
+            let written = std::str::from_utf8(line).unwrap();
+            let written = &written[written.find("\"id\":").unwrap() + 5..];
+            let written = &written[..written.find(',').unwrap()];
+            let answer = String::from_utf8(refused.to_line()).unwrap();
+            assert!(answer.contains(&format!("\"id\":{written},")), "{answer}");
+            assert!(refused.message.contains(written), "{}", refused.message);
             assert!(
                 refused
                     .message

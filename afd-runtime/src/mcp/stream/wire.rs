@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use rmcp::model::ErrorCode;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::mcp::SESSION_META;
@@ -106,10 +107,64 @@ pub(super) struct InitializeResult {
 }
 
 #[derive(Serialize)]
-struct ErrorResponse<'a> {
+struct ErrorResponse<'a, I: Serialize> {
     jsonrpc: &'static str,
-    id: &'a Value,
+    id: &'a I,
     error: ErrorBody<'a>,
+}
+
+/// The id an error answer carries: the request's id as the client wrote it (a number
+/// beyond 64 bits keeps its digits, where a parsed `Value` would round it to a float), or
+/// `null` when none can be read.
+#[derive(Clone)]
+pub(in crate::mcp) struct AnswerId(Box<RawValue>);
+
+impl AnswerId {
+    /// `null`: the request's id cannot be read.
+    pub(in crate::mcp) fn null() -> AnswerId {
+        AnswerId::from(Value::Null)
+    }
+
+    /// The id as written in a message (`raw` is one JSON value).
+    pub(in crate::mcp) fn written(raw: &RawValue) -> AnswerId {
+        AnswerId(raw.to_owned())
+    }
+
+    /// The id parsed (a number beyond 64 bits as the nearest float).
+    pub(in crate::mcp) fn value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+}
+
+impl From<Value> for AnswerId {
+    fn from(id: Value) -> AnswerId {
+        // A `Value` always serialises.
+        AnswerId(serde_json::value::to_raw_value(&id).expect("a JSON value serialises"))
+    }
+}
+
+impl Serialize for AnswerId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl std::fmt::Display for AnswerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
+impl std::fmt::Debug for AnswerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
+impl PartialEq<Value> for AnswerId {
+    fn eq(&self, other: &Value) -> bool {
+        self.value() == *other
+    }
 }
 
 #[derive(Serialize)]
@@ -171,7 +226,7 @@ pub(super) fn internal_error_line(id: &Value) -> Vec<u8> {
 
 /// An error response line.
 pub(super) fn error_line(
-    id: &Value,
+    id: &AnswerId,
     code: ErrorCode,
     message: &str,
     data: Option<Value>,
