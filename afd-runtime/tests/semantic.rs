@@ -128,6 +128,58 @@ fn cls_folder(model: &Path) -> tempfile::TempDir {
     folder
 }
 
+/// The model folder as newer sentence-transformers releases write it: the pooling as
+/// `"pooling_mode": "mean"`, the longest input in `tokenizer_config.json` only.
+#[test]
+fn a_folder_in_the_newer_sentence_transformers_layout_gives_the_same_vectors() {
+    let Some(model) = model_dir() else { return };
+    let folder = temp_dir("st6");
+    let dir = folder.path();
+    for file in ["config.json", "tokenizer.json", "modules.json"] {
+        fs::copy(model.join(file), dir.join(file)).unwrap();
+    }
+    std::os::unix::fs::symlink(
+        model.join("model.safetensors").canonicalize().unwrap(),
+        dir.join("model.safetensors"),
+    )
+    .unwrap();
+    fs::write(
+        dir.join("sentence_bert_config.json"),
+        r#"{"transformer_task": "feature-extraction", "module_output_name": "token_embeddings"}"#,
+    )
+    .unwrap();
+    fs::write(
+        dir.join("tokenizer_config.json"),
+        r#"{"model_max_length": 256}"#,
+    )
+    .unwrap();
+    fs::create_dir_all(dir.join("1_Pooling")).unwrap();
+    fs::write(
+        dir.join("1_Pooling/config.json"),
+        r#"{"embedding_dimension": 384, "pooling_mode": "mean", "include_prompt": true}"#,
+    )
+    .unwrap();
+    let encoder = Encoder::load(dir).unwrap();
+    assert_eq!(encoder.pooling(), Pooling::Mean);
+    assert_matches_reference(&encoder, "mean");
+    // The same model read the same way: vectors cached from one serve the other.
+    assert_eq!(
+        encoder.identity(),
+        Encoder::load(&model).unwrap().identity()
+    );
+
+    fs::write(
+        dir.join("1_Pooling/config.json"),
+        r#"{"pooling_mode": "lasttoken"}"#,
+    )
+    .unwrap();
+    let error = Encoder::load(dir).unwrap_err().to_string();
+    assert!(
+        error.contains("lasttoken") && error.contains("1_Pooling"),
+        "{error}"
+    );
+}
+
 #[test]
 fn cls_pooling_config_gives_the_reference_cls_vectors() {
     let Some(dir) = model_dir() else { return };

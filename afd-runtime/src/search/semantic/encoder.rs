@@ -271,7 +271,9 @@ fn read_json(path: &Path) -> Result<Option<Value>, EncoderError> {
 }
 
 /// The pooling of `1_Pooling/config.json` (or of the folder `modules.json` names for the
-/// pooling module); mean when there is none.
+/// pooling module); mean when there is none. Both ways sentence-transformers writes it are
+/// read: `"pooling_mode": "mean"` (or a list of modes), and the older one flag per mode
+/// (`"pooling_mode_mean_tokens": true`).
 fn read_pooling(dir: &Path) -> Result<Pooling, EncoderError> {
     let folder = read_json(&dir.join("modules.json"))?
         .and_then(|modules| {
@@ -286,16 +288,36 @@ fn read_pooling(dir: &Path) -> Result<Pooling, EncoderError> {
     let Some(config) = read_json(&path)? else {
         return Ok(Pooling::Mean);
     };
-    let flag = |key: &str| config.get(key).and_then(Value::as_bool).unwrap_or(false);
-    if flag("pooling_mode_cls_token") {
-        Ok(Pooling::Cls)
-    } else if flag("pooling_mode_mean_tokens") {
-        Ok(Pooling::Mean)
-    } else {
-        Err(EncoderError::at(
-            &path,
-            "only mean or CLS pooling is supported",
-        ))
+    pooling_of(&config).map_err(|why| EncoderError::at(&path, why))
+}
+
+/// The pooling a pooling module's configuration names.
+fn pooling_of(config: &Value) -> Result<Pooling, String> {
+    const FLAGS: [(&str, &str); 6] = [
+        ("pooling_mode_cls_token", "cls"),
+        ("pooling_mode_mean_tokens", "mean"),
+        ("pooling_mode_max_tokens", "max"),
+        ("pooling_mode_mean_sqrt_len_tokens", "mean_sqrt_len_tokens"),
+        ("pooling_mode_weightedmean_tokens", "weightedmean"),
+        ("pooling_mode_lasttoken", "lasttoken"),
+    ];
+    let modes: Vec<&str> = match config.get("pooling_mode") {
+        Some(Value::String(mode)) => vec![mode.as_str()],
+        Some(Value::Array(modes)) => modes.iter().filter_map(Value::as_str).collect(),
+        _ => FLAGS
+            .iter()
+            .filter(|(flag, _)| config.get(flag).and_then(Value::as_bool) == Some(true))
+            .map(|(_, mode)| *mode)
+            .collect(),
+    };
+    match modes.as_slice() {
+        ["cls"] => Ok(Pooling::Cls),
+        ["mean"] => Ok(Pooling::Mean),
+        [] => Err("the pooling module names no pooling mode".to_owned()),
+        modes => Err(format!(
+            "pooling {} is not supported: only mean or CLS pooling is",
+            modes.join(" + ")
+        )),
     }
 }
 
@@ -315,12 +337,58 @@ fn read_normalize(dir: &Path) -> Result<bool, EncoderError> {
     )
 }
 
+/// The longest input the model was trained for: `max_seq_length` of
+/// `sentence_bert_config.json`, or (as newer sentence-transformers writes it)
+/// `model_max_length` of `tokenizer_config.json`; the caller caps it at the model's
+/// position embeddings.
 fn read_max_tokens(dir: &Path) -> Result<usize, EncoderError> {
-    Ok(read_json(&dir.join("sentence_bert_config.json"))?
-        .and_then(|config| config.get("max_seq_length")?.as_u64())
-        .map_or(DEFAULT_MAX_TOKENS, |n| n as usize))
+    let sentence_bert = read_json(&dir.join("sentence_bert_config.json"))?
+        .and_then(|config| config.get("max_seq_length")?.as_u64());
+    let tokenizer = || -> Result<Option<u64>, EncoderError> {
+        Ok(read_json(&dir.join("tokenizer_config.json"))?
+            .and_then(|config| config.get("model_max_length")?.as_u64()))
+    };
+    let found = match sentence_bert {
+        Some(n) => Some(n),
+        None => tokenizer()?,
+    };
+    Ok(found.map_or(DEFAULT_MAX_TOKENS, |n| {
+        usize::try_from(n).unwrap_or(usize::MAX)
+    }))
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Pooling, pooling_of};
+
+    #[test]
+    fn pooling_is_read_as_either_sentence_transformers_version_writes_it() {
+        assert_eq!(
+            pooling_of(&json!({"pooling_mode": "mean"})),
+            Ok(Pooling::Mean)
+        );
+        assert_eq!(
+            pooling_of(&json!({"pooling_mode": ["cls"]})),
+            Ok(Pooling::Cls)
+        );
+        assert_eq!(
+            pooling_of(&json!({"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false})),
+            Ok(Pooling::Cls)
+        );
+        assert_eq!(
+            pooling_of(&json!({"pooling_mode_mean_tokens": true})),
+            Ok(Pooling::Mean)
+        );
+        let error = pooling_of(&json!({"pooling_mode": ["mean", "max"]})).unwrap_err();
+        assert!(error.contains("mean + max is not supported"), "{error}");
+        let error = pooling_of(&json!({"pooling_mode": "lasttoken"})).unwrap_err();
+        assert!(error.contains("lasttoken"), "{error}");
+        assert!(pooling_of(&json!({})).is_err());
+    }
 }
