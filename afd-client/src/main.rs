@@ -39,7 +39,7 @@ fn command() -> Command {
             Arg::new("url")
                 .long("url")
                 .value_name("URL")
-                .help("Connect to this streamable HTTP MCP endpoint"),
+                .help("Connect to this streamable HTTP MCP endpoint (https:// checked against the system's roots, or the CA file in SSL_CERT_FILE)"),
         )
         .arg(json_flag())
         .subcommand_required(true)
@@ -87,14 +87,52 @@ fn subcommands() -> Vec<Command> {
 
 #[tokio::main]
 async fn main() {
+    // `https://` servers: ring is the TLS provider (Err: one is installed already).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let matches = command().get_matches();
     exit(run(&matches).await);
+}
+
+/// `error` and the errors under it, `: `-separated: a refused certificate or a refused
+/// connection is often only in a cause. rmcp keeps the transport's error, and the HTTP
+/// client's under it, without naming them as sources, so those steps are taken by hand.
+fn with_causes(error: &(dyn std::error::Error + 'static)) -> String {
+    use rmcp::service::ClientInitializeError;
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let mut text = error.to_string();
+    let mut cause = next_cause(error);
+    while let Some(error) = cause {
+        let more = error.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = next_cause(error);
+    }
+    return text;
+
+    fn next_cause<'a>(
+        error: &'a (dyn std::error::Error + 'static),
+    ) -> Option<&'a (dyn std::error::Error + 'static)> {
+        if let Some(ClientInitializeError::TransportError { error, .. }) = error.downcast_ref() {
+            return Some(error);
+        }
+        error.source().or_else(|| {
+            match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+                Some(StreamableHttpError::Client(inner)) => Some(inner),
+                _ => None,
+            }
+        })
+    }
 }
 
 async fn connect(matches: &ArgMatches) -> Result<Client, String> {
     if let Some(url) = matches.get_one::<String>("url") {
         let transport = StreamableHttpClientTransport::from_uri(url.clone());
-        return ().serve(transport).await.map_err(|e| format!("cannot connect to {url}: {e}"));
+        return ()
+            .serve(transport)
+            .await
+            .map_err(|e| format!("cannot connect to {url}: {}", with_causes(&e)));
     }
     let line = matches
         .get_one::<String>("server")

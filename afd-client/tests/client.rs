@@ -1,5 +1,6 @@
 //! `afd` against the example servers: the todo and shop examples over stdio (started by
-//! `--server`) and the todo example over streamable HTTP (`--url`), and the resources and
+//! `--server`) and the todo example over streamable HTTP (`--url`; HTTPS behind nginx with
+//! the certificates `.ci/run` makes in `AFD_TEST_TLS_DIR`), and the resources and
 //! prompts of the test crate's `afd-decl-fixture`. All are built by `cargo test
 //! --workspace`; alone: `cargo build -p afd-examples --examples` and `cargo build -p
 //! afd-tests --bin afd-decl-fixture`.
@@ -215,6 +216,136 @@ fn works_over_streamable_http_too() {
             );
         }
     }
+}
+
+/// Says a test cannot run: a failure under `CI` (whose `.ci/run` provides what it needs), a
+/// note elsewhere.
+fn missing(why: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{why}: this test needs it under CI"
+    );
+    eprintln!("{why}: the test did not run");
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn wait_for(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// An HTTPS server as operators run one: the todo example behind nginx, which ends TLS
+/// with a certificate for `localhost` signed by the test run's CA (`AFD_TEST_TLS_DIR`,
+/// made by `.ci/run`). `afd` trusts it through `SSL_CERT_FILE`, and refuses it, saying why,
+/// without.
+#[test]
+fn works_over_https_and_says_why_a_certificate_is_refused() {
+    let Some(tls) = std::env::var_os("AFD_TEST_TLS_DIR").map(PathBuf::from) else {
+        return missing("AFD_TEST_TLS_DIR is not set");
+    };
+    let nginx = std::env::var_os("AFD_TEST_NGINX").unwrap_or_else(|| "nginx".into());
+    if Command::new(&nginx).arg("-v").output().is_err() {
+        return missing("nginx is not installed");
+    }
+    let dir = std::env::temp_dir().join(format!("afd-client-https-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (backend, front) = (free_port(), free_port());
+    let _server = Server(
+        Command::new(example("todo"))
+            .args(["serve", "--http", &format!("127.0.0.1:{backend}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let d = dir.display();
+    let (cert, key) = (tls.join("server.pem"), tls.join("server.key"));
+    let config = format!(
+        r#"daemon off;
+worker_processes 1;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+    client_body_temp_path {d}/body;
+    proxy_temp_path {d}/proxy;
+    fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi;
+    scgi_temp_path {d}/scgi;
+    access_log off;
+    server {{
+        listen 127.0.0.1:{front} ssl;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+        location /mcp {{
+            proxy_pass http://127.0.0.1:{backend};
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffering off;
+        }}
+    }}
+}}
+"#,
+        cert = cert.display(),
+        key = key.display(),
+    );
+    std::fs::write(dir.join("nginx.conf"), config).unwrap();
+    let _nginx = Server(
+        Command::new(&nginx)
+            .arg("-p")
+            .arg(&dir)
+            .arg("-e")
+            .arg(dir.join("error.log"))
+            .arg("-c")
+            .arg(dir.join("nginx.conf"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("nginx starts"),
+    );
+    wait_for(backend, "the todo server");
+    wait_for(front, "nginx");
+
+    let url = format!("https://localhost:{front}/mcp");
+    let run = |ca: Option<PathBuf>, args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_afd"));
+        command.args(["--url", &url]).args(args);
+        command
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR");
+        if let Some(ca) = ca {
+            command.env("SSL_CERT_FILE", ca);
+        }
+        command.output().expect("afd runs")
+    };
+    let output = run(
+        Some(tls.join("ca.pem")),
+        &["call", "todo-create", "--title", "over HTTPS"],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("over HTTPS"),
+        "{}",
+        text(&output.stdout)
+    );
+
+    // The system's roots do not hold the test CA: refused, and the reason is given.
+    let output = run(None, &["call", "todo-list"]);
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("cannot connect to https://"), "{stderr}");
+    assert!(stderr.to_lowercase().contains("certificate"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
