@@ -15,9 +15,12 @@ use rmcp::model::{
     CancelledNotificationParam, ClientRequest, ProgressNotificationParam, ProgressToken, RequestId,
     ServerResult,
 };
+use rmcp::service::ClientInitializeError;
 use rmcp::service::RunningServiceCancellationToken;
 use rmcp::service::{NotificationContext, PeerRequestOptions, ServiceError};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::{Value, json};
@@ -26,6 +29,33 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::cache::ToolList;
 use crate::config::{ServerConfig, Transport};
+
+/// `error` and the errors under it, `: `-separated, so that a refused certificate or
+/// connection is named. rmcp keeps the transport's error, and the HTTP client's under it,
+/// without naming them as sources: those steps are taken by hand.
+fn with_causes(error: &(dyn std::error::Error + 'static)) -> String {
+    fn next<'a>(
+        error: &'a (dyn std::error::Error + 'static),
+    ) -> Option<&'a (dyn std::error::Error + 'static)> {
+        if let Some(ClientInitializeError::TransportError { error, .. }) = error.downcast_ref() {
+            return Some(error);
+        }
+        match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::Client(inner)) => Some(inner),
+            _ => error.source(),
+        }
+    }
+    let mut text = error.to_string();
+    let mut cause = next(error);
+    while let Some(error) = cause {
+        let more = error.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        cause = next(error);
+    }
+    text
+}
 
 /// Error codes of the gateway, beside afd-runtime's (`TIMEOUT`, `CANCELLED`, `FORBIDDEN`).
 pub mod error_codes {
@@ -327,7 +357,7 @@ impl Upstream {
                 handler
                     .serve(transport)
                     .await
-                    .map_err(|error| format!("the MCP handshake failed: {error}"))?
+                    .map_err(|error| format!("the MCP handshake failed: {}", with_causes(&error)))?
             }
             Transport::Http { url } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
@@ -338,11 +368,15 @@ impl Upstream {
                         .map_err(|e| format!("invalid value of header '{name}': {e}"))?;
                     config.custom_headers.insert(name, value);
                 }
+                // ring for `https://` (Err: the application installed a provider already).
+                let _ = rustls::crypto::ring::default_provider().install_default();
                 let transport = StreamableHttpClientTransport::from_config(config);
-                handler
-                    .serve(transport)
-                    .await
-                    .map_err(|error| format!("the MCP handshake with {url} failed: {error}"))?
+                handler.serve(transport).await.map_err(|error| {
+                    format!(
+                        "the MCP handshake with {url} failed: {}",
+                        with_causes(&error)
+                    )
+                })?
             }
         };
         let peer = running.peer().clone();

@@ -343,6 +343,164 @@ async fn http_upstreams_are_served_too() {
     let _ = child.kill().await;
 }
 
+/// Kills a child process when the test ends, however it ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The first `afd-call` answer of `tool` through the gateway binary started with `config`
+/// (and `SSL_CERT_FILE` = `ca`, if given) that is not a "still starting" one.
+async fn call_through_the_binary(
+    config: &Path,
+    ca: Option<&Path>,
+    tool: &str,
+    input: Value,
+) -> Value {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_afd-gateway"));
+    command
+        .arg(config)
+        .env_remove("SSL_CERT_FILE")
+        .env_remove("SSL_CERT_DIR");
+    if let Some(ca) = ca {
+        command.env("SSL_CERT_FILE", ca);
+    }
+    let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = ().serve(transport).await.expect("the gateway answers initialize");
+    let arguments = json!({"command": tool, "input": input});
+    let result = client
+        .peer()
+        .call_tool(
+            CallToolRequestParams::new("afd-call")
+                .with_arguments(arguments.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    client.cancel().await.unwrap();
+    result.structured_content.unwrap()
+}
+
+/// A remote server behind HTTPS, as hosted MCP servers are: the todo example behind nginx
+/// ending TLS with a certificate for `localhost` from the test run's CA
+/// (`AFD_TEST_TLS_DIR`, made by `.ci/run`). Trusted through `SSL_CERT_FILE`, its tools are
+/// served; without it the call fails naming the refused certificate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_https_upstream_is_served_and_a_refused_certificate_named() {
+    let Some(tls) = std::env::var_os("AFD_TEST_TLS_DIR").map(PathBuf::from) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "AFD_TEST_TLS_DIR is needed under CI"
+        );
+        return eprintln!("AFD_TEST_TLS_DIR is not set: the test did not run");
+    };
+    let nginx = std::env::var_os("AFD_TEST_NGINX").unwrap_or_else(|| "nginx".into());
+    if std::process::Command::new(&nginx)
+        .arg("-v")
+        .output()
+        .is_err()
+    {
+        assert!(std::env::var_os("CI").is_none(), "nginx is needed under CI");
+        return eprintln!("nginx is not installed: the test did not run");
+    }
+    let free = || {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let (backend, front) = (free(), free());
+    let _todo = Killed(
+        std::process::Command::new(example("todo"))
+            .args(["serve", "--strategy", "individual"])
+            .args(["--http", &format!("127.0.0.1:{backend}")])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // nginx's workers may run as another user: a directory they can enter.
+    let dir = tempfile::Builder::new()
+        .prefix("afd-gateway-test-https-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .tempdir()
+        .unwrap();
+    let d = dir.path().display();
+    let nginx_config = format!(
+        "daemon off; worker_processes 1; pid {d}/nginx.pid; error_log {d}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+    client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi; access_log off;
+    server {{
+        listen 127.0.0.1:{front} ssl;
+        ssl_certificate {cert}; ssl_certificate_key {key};
+        location /mcp {{
+            proxy_pass http://127.0.0.1:{backend}; proxy_http_version 1.1;
+            proxy_set_header Connection \"\"; proxy_buffering off;
+        }}
+    }}
+}}
+",
+        cert = tls.join("server.pem").display(),
+        key = tls.join("server.key").display(),
+    );
+    std::fs::write(dir.path().join("nginx.conf"), nginx_config).unwrap();
+    let _nginx = Killed(
+        std::process::Command::new(&nginx)
+            .arg("-p")
+            .arg(dir.path())
+            .arg("-e")
+            .arg(dir.path().join("error.log"))
+            .arg("-c")
+            .arg(dir.path().join("nginx.conf"))
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("nginx starts"),
+    );
+    for port in [backend, front] {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            assert!(Instant::now() < deadline, "port {port} did not open");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let config = dir.path().join("servers.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"remote": {"url": format!("https://localhost:{front}/mcp")}},
+               "gateway": {"cacheDir": dir.path().join("cache")}})
+        .to_string(),
+    )
+    .unwrap();
+
+    let ca = tls.join("ca.pem");
+    let created = call_through_the_binary(
+        &config,
+        Some(&ca),
+        "remote.todo-create",
+        json!({"title": "over HTTPS"}),
+    )
+    .await;
+    assert_eq!(created["success"], true, "{created}");
+    assert_eq!(created["data"]["data"]["title"], "over HTTPS", "{created}");
+
+    let refused =
+        call_through_the_binary(&config, None, "remote.todo-create", json!({"title": "x"})).await;
+    assert_eq!(refused["success"], false, "{refused}");
+    assert!(
+        refused.to_string().contains("invalid peer certificate"),
+        "the reason is named: {refused}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn policy_is_enforced_on_call_batch_and_pipe() {
     let cache = temp_dir("policy");
