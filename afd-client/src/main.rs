@@ -87,8 +87,6 @@ fn subcommands() -> Vec<Command> {
 
 #[tokio::main]
 async fn main() {
-    // `https://` servers: ring is the TLS provider (Err: one is installed already).
-    let _ = rustls::crypto::ring::default_provider().install_default();
     let matches = command().get_matches();
     exit(run(&matches).await);
 }

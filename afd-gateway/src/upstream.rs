@@ -368,8 +368,6 @@ impl Upstream {
                         .map_err(|e| format!("invalid value of header '{name}': {e}"))?;
                     config.custom_headers.insert(name, value);
                 }
-                // ring for `https://` (Err: the application installed a provider already).
-                let _ = rustls::crypto::ring::default_provider().install_default();
                 let transport = StreamableHttpClientTransport::from_config(config);
                 handler.serve(transport).await.map_err(|error| {
                     format!(
