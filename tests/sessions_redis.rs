@@ -93,6 +93,43 @@ async fn a_context_entered_through_one_replica_binds_calls_on_the_other() {
     assert!(b.session(&handle).await.unwrap().is_none());
 }
 
+/// A session belongs to the subject whose token first used it, on every replica: under
+/// another subject's token it is answered as unknown (the owner travels in Redis).
+#[tokio::test]
+async fn a_session_started_under_one_subject_is_unknown_to_another_on_every_replica() {
+    use afd_runtime::auth::{Principal, Scopes};
+    let Some(url) = redis_url() else { return };
+    let a = replica(&url, SessionConfig::default()).await;
+    let b = replica(&url, SessionConfig::default()).await;
+    let scopes = Scopes::parse("shop:read shop:write shop:admin");
+    let alice = Principal::new("alice", scopes.clone());
+    let mallory = Principal::new("mallory", scopes);
+    let ctx = shop_ctx();
+    let handle = enter(&a.for_principal(&alice), &ctx, "fulfilment", None).await;
+    let on = ctx.clone().with_session(handle.as_str());
+    let hers = b
+        .for_principal(&alice)
+        .call("inventory-list", json!({}), on.clone())
+        .await;
+    assert!(hers.success, "{hers:?}");
+    for replica in [&a, &b] {
+        let stolen = replica
+            .for_principal(&mallory)
+            .call("inventory-list", json!({}), on.clone())
+            .await;
+        assert_eq!(code(&stolen), codes::SESSION_NOT_FOUND, "{stolen:?}");
+        let exit = replica
+            .for_principal(&mallory)
+            .call("afd-context-exit", json!({}), on.clone())
+            .await;
+        assert_eq!(code(&exit), codes::SESSION_NOT_FOUND, "{exit:?}");
+    }
+    let state = a.session(&handle).await.unwrap().unwrap();
+    assert_eq!(state.owner(), Some("alice"));
+    assert_eq!(state.active_context(), Some("fulfilment"));
+    assert!(a.sessions().end(&handle).await.unwrap());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_changes_of_one_session_on_two_replicas_lose_no_write() {
     let Some(url) = redis_url() else { return };

@@ -4,7 +4,7 @@
 //! ```json
 //! {"mcpServers": {
 //!    "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
-//!    "shop":  {"url": "http://127.0.0.1:8787/mcp", "headers": {"Authorization": "Bearer x"},
+//!    "shop":  {"url": "http://127.0.0.1:8787/mcp", "headers": {"Authorization": "Bearer ${SHOP_TOKEN}"},
 //!              "readOnly": true, "deny": ["order-*"], "timeoutMs": 10000, "eager": true}},
 //!  "gateway": {"strategy": "lazy", "cacheDir": "/tmp/afd-gateway-cache", "timeoutMs": 60000}}
 //! ```
@@ -261,7 +261,13 @@ impl Config {
     ///
     /// As [`Config::load`], as a message.
     pub fn parse(text: &str) -> Result<Config, String> {
-        let config: Config = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let mut config: Config = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        for (name, server) in &mut config.servers {
+            // Credentials stay out of the file: `${VAR}` in a header or environment value.
+            for (key, value) in server.headers.iter_mut().chain(server.env.iter_mut()) {
+                *value = expand(value).map_err(|why| format!("server '{name}', '{key}': {why}"))?;
+            }
+        }
         for (name, server) in &config.servers {
             if name.is_empty()
                 || name.len() > 64
@@ -327,6 +333,40 @@ impl Config {
     }
 }
 
+/// `value` with each `${VAR}` (or `${env:VAR}`, as VS Code writes it) replaced by the
+/// environment variable's value. An unset variable is an error (naming it, not a value):
+/// an upstream is never called with a credential missing.
+pub fn expand(value: &str) -> Result<String, String> {
+    expand_with(value, |name| std::env::var(name).ok())
+}
+
+/// [`expand`] with the variables `lookup` gives.
+fn expand_with(value: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err("an unclosed `${`".to_owned());
+        };
+        let name = after[..end].strip_prefix("env:").unwrap_or(&after[..end]);
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!(
+                "`${{{}}}` names no environment variable",
+                &after[..end]
+            ));
+        }
+        match lookup(name) {
+            Some(found) => out.push_str(&found),
+            None => return Err(format!("the environment variable {name} is not set")),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 /// Matches `name` against a pattern where `*` stands for any run of characters.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
     let parts: Vec<&str> = pattern.split('*').collect();
@@ -375,6 +415,34 @@ pub fn refusal(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn environment_references_are_expanded_and_a_missing_one_refused() {
+        let lookup = |name: &str| (name == "TOKEN").then(|| "s3cret".to_owned());
+        assert_eq!(
+            expand_with("Bearer ${TOKEN}", lookup).unwrap(),
+            "Bearer s3cret"
+        );
+        assert_eq!(expand_with("${env:TOKEN}!", lookup).unwrap(), "s3cret!");
+        assert_eq!(expand_with("plain $HOME", lookup).unwrap(), "plain $HOME");
+        let missing = expand_with("Bearer ${OTHER}", lookup).unwrap_err();
+        assert!(missing.contains("OTHER"), "{missing}");
+        assert!(expand_with("${oops", lookup).is_err());
+        assert!(expand_with("${a b}", lookup).is_err());
+        let path = std::env::var("PATH").unwrap();
+        let config = Config::parse(
+            r#"{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp",
+                 "headers": {"X-Path": "p=${PATH}"}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(config.servers["a"].headers["X-Path"], format!("p={path}"));
+        let refused = Config::parse(
+            r#"{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp",
+                 "headers": {"Authorization": "Bearer ${AFD_GATEWAY_TEST_UNSET}"}}}}"#,
+        )
+        .unwrap_err();
+        assert!(refused.contains("server 'a'"), "{refused}");
+    }
 
     #[test]
     fn globs_match_prefixes_suffixes_and_middles() {

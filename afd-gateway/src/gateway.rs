@@ -388,6 +388,24 @@ impl Gateway {
         }
     }
 
+    /// Serves clients over streamable HTTP with `options` (an OAuth resource server where
+    /// they say so, like any afd server) until the handle is shut down. Each HTTP session
+    /// is a connection of its own. A client's `Authorization` never reaches an upstream:
+    /// upstreams get the headers of their own configuration only.
+    ///
+    /// # Errors
+    ///
+    /// The address cannot be bound.
+    pub async fn serve_http(
+        self: &Arc<Self>,
+        options: afd_runtime::mcp::HttpOptions,
+    ) -> std::io::Result<afd_runtime::mcp::HttpHandle> {
+        let gateway = self.clone();
+        self.server()
+            .bind_http_with(move || gateway.connection(), options)
+            .await
+    }
+
     /// Serves one client over stdin/stdout until it disconnects, then stops the upstreams.
     ///
     /// # Errors

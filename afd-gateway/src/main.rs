@@ -27,6 +27,23 @@ struct Cli {
     /// server connected directly versus through the gateway, and exit.
     #[arg(long)]
     report: bool,
+    /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8788) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// Accept OAuth access tokens from this authorization server on HTTP (default:
+    /// AFD_AUTH_ISSUER).
+    #[arg(long, value_name = "URL", env = "AFD_AUTH_ISSUER", requires = "http")]
+    auth_issuer: Option<String>,
+    /// The gateway's canonical URL as clients reach it; tokens must be issued for it
+    /// (default: AFD_AUTH_AUDIENCE).
+    #[arg(long, value_name = "URL", env = "AFD_AUTH_AUDIENCE", requires = "http")]
+    auth_audience: Option<String>,
+    /// Fetch the issuer's signing keys here rather than where its metadata says.
+    #[arg(long, value_name = "URL", requires = "auth_issuer")]
+    auth_jwks: Option<String>,
+    /// Accept requests for this Host name (repeat for several; default: loopback only).
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allowed_host: Vec<String>,
 }
 
 #[tokio::main]
@@ -67,6 +84,30 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         return Ok(());
     }
     gateway.warm();
+    if let Some(addr) = cli.http {
+        let mut options = afd_runtime::mcp::HttpOptions::new(addr);
+        if !cli.allowed_host.is_empty() {
+            options = options.allowed_hosts(cli.allowed_host);
+        }
+        match (cli.auth_issuer, cli.auth_audience) {
+            (None, None) => {}
+            (Some(issuer), Some(audience)) => {
+                let mut oauth = afd_runtime::mcp::OAuth::new(issuer, audience);
+                if let Some(jwks) = cli.auth_jwks {
+                    oauth = oauth.jwks_uri(jwks);
+                }
+                options = options.oauth(oauth);
+            }
+            _ => return Err("--auth-issuer and --auth-audience go together".into()),
+        }
+        let handle = gateway.serve_http(options).await?;
+        tracing::info!(servers = gateway.upstreams().len(), url = %handle.url(), "afd-gateway serving over streamable HTTP");
+        eprintln!("afd-gateway serving MCP at {}", handle.url());
+        tokio::signal::ctrl_c().await?;
+        handle.shutdown().await;
+        gateway.shutdown();
+        return Ok(());
+    }
     tracing::info!(
         servers = gateway.upstreams().len(),
         cache = %config.cache_dir().display(),

@@ -78,6 +78,7 @@ pub struct CommandAttrs {
     pub deprecated_aliases: Attr<Vec<LitStr>>,
     pub eager: Flag,
     pub contexts: Attr<Vec<LitStr>>,
+    pub scopes: Attr<Vec<LitStr>>,
     pub crate_path: Attr<syn::Path>,
 }
 
@@ -103,6 +104,7 @@ impl CommandAttrs {
             deprecated_aliases: Attr::none(CommandKey::DeprecatedAliases),
             eager: Attr::none(CommandKey::Eager),
             contexts: Attr::none(CommandKey::Contexts),
+            scopes: Attr::none(CommandKey::Scopes),
             crate_path: Attr::none(CommandKey::Crate),
         };
         parse_keys(errors, args, |key, meta| attrs.set(errors, key, meta));
@@ -137,6 +139,7 @@ impl CommandAttrs {
                     .set(errors, path, string_list(meta)?);
             }
             CommandKey::Contexts => self.contexts.set(errors, path, string_list(meta)?),
+            CommandKey::Scopes => self.scopes.set(errors, path, string_list(meta)?),
             CommandKey::Mutation => self.mutation.set(errors, path, flag(meta)?),
             CommandKey::Destructive => self.destructive.set(errors, path, flag(meta)?),
             CommandKey::Idempotent => self.idempotent.set(errors, path, flag(meta)?),

@@ -475,6 +475,10 @@ fn builder_calls(attrs: &CommandAttrs, rt: &TokenStream) -> TokenStream {
         let contexts = strings(contexts);
         calls.extend(quote!(.with_contexts(#contexts)));
     }
+    if let Some(scopes) = attrs.scopes.get() {
+        let scopes = strings(scopes);
+        calls.extend(quote!(.with_scopes(#scopes)));
+    }
     calls
 }
 

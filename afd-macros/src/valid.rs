@@ -84,6 +84,23 @@ pub fn command(errors: &Errors, attrs: &CommandAttrs, handler: &Handler<'_>) {
             "`contexts()` is empty: name at least one context, or remove it to make the command universal",
         );
     }
+    let scopes = attrs.scopes.get().map(Vec::as_slice).unwrap_or_default();
+    for (index, scope) in scopes.iter().enumerate() {
+        if !is_scope_token(&scope.value()) {
+            errors.error_spanned_by(
+                scope,
+                "a scope is one OAuth scope token: no spaces, quotes or backslashes, as `orders:write`",
+            );
+        } else if repeats(scopes, index) {
+            errors.error_spanned_by(scope, format!("duplicate scope `{}`", scope.value()));
+        }
+    }
+    if let (Some(tokens), true) = (attrs.scopes.tokens(), scopes.is_empty()) {
+        errors.error_spanned_by(
+            tokens,
+            "`scopes()` is empty: name the scopes a caller needs, or remove it",
+        );
+    }
     for code in attrs.error_codes.get().into_iter().flatten() {
         if !is_screaming_snake(&code.value()) {
             errors.error_spanned_by(code, "error codes are SCREAMING_SNAKE_CASE: `NOT_FOUND`");
@@ -378,6 +395,15 @@ fn tool_name_hint(value: &str) -> String {
         out.push_str(part);
     }
     out.chars().take(128).collect()
+}
+
+/// An OAuth scope token (RFC 6749, section 3.3): one or more printable ASCII characters
+/// other than space, the double quote and the backslash.
+fn is_scope_token(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b))
 }
 
 /// Whether the `index`-th entry of a list repeats an earlier one.

@@ -93,6 +93,7 @@ words! {
         DeprecatedAliases = "deprecated_aliases",
         Eager = "eager",
         Contexts = "contexts",
+        Scopes = "scopes",
         Crate = "crate",
     }
 }

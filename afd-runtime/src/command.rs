@@ -303,6 +303,7 @@ pub struct CommandDef {
     deprecated_aliases: &'static [&'static str],
     eager: bool,
     contexts: &'static [&'static str],
+    scopes: &'static [&'static str],
     source: SourceLocation,
     handler: HandlerFn,
     input_schema: fn() -> Value,
@@ -344,6 +345,7 @@ impl CommandDef {
             deprecated_aliases: &[],
             eager: false,
             contexts: &[],
+            scopes: &[],
             source,
             handler,
             input_schema,
@@ -414,6 +416,14 @@ impl CommandDef {
     #[must_use]
     pub const fn with_contexts(mut self, contexts: &'static [&'static str]) -> Self {
         self.contexts = contexts;
+        self
+    }
+
+    /// Sets the OAuth scopes a caller needs, every one of them, to see and call the command
+    /// (see [`auth`](crate::auth)); empty, the category's default applies.
+    #[must_use]
+    pub const fn with_scopes(mut self, scopes: &'static [&'static str]) -> Self {
+        self.scopes = scopes;
         self
     }
 
@@ -651,6 +661,12 @@ impl CommandDef {
     /// The runtime contexts the command belongs to; empty when it is universal.
     pub const fn contexts(&self) -> &'static [&'static str] {
         self.contexts
+    }
+
+    /// The OAuth scopes declared with `scopes(...)` (empty: none declared; the category's
+    /// default, or the dispatcher's override, may still apply).
+    pub const fn scopes(&self) -> &'static [&'static str] {
+        self.scopes
     }
 
     /// Whether the command belongs to no context and so is callable in every one.

@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::auth::Principal;
 use crate::client::{
     self, ClientRequests, Elicitation, LogLevel, LogMessage, LogSink, SamplingRequest,
     SamplingResponse,
@@ -46,6 +47,7 @@ struct Inner {
     state: StateMap,
     trace_id: Option<String>,
     session: Option<Arc<str>>,
+    principal: Option<Arc<Principal>>,
     dev_mode: bool,
     cancel: CancellationToken,
     progress: Option<Arc<dyn ProgressSink>>,
@@ -93,6 +95,20 @@ impl CommandContext {
     /// The session the call belongs to, if any.
     pub fn session(&self) -> Option<&str> {
         self.inner.session.as_deref()
+    }
+
+    /// Sets who is calling: the surface that checked the caller's token sets it, and the
+    /// dispatcher shows the caller only the commands its scopes cover.
+    #[must_use]
+    pub fn with_principal(mut self, principal: Principal) -> Self {
+        Arc::make_mut(&mut self.inner).principal = Some(Arc::new(principal));
+        self
+    }
+
+    /// Who is calling, where the surface checked a token (HTTP with OAuth): subject,
+    /// client, scopes and claims, for the app's own checks.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.as_deref()
     }
 
     /// Uses `token` as the call's cancellation token.
@@ -373,6 +389,7 @@ impl fmt::Debug for CommandContext {
             .field("state_entries", &self.inner.state.len())
             .field("trace_id", &self.inner.trace_id)
             .field("session", &self.inner.session)
+            .field("principal", &self.inner.principal)
             .field("dev_mode", &self.inner.dev_mode)
             .field("cancelled", &self.inner.cancel.is_cancelled())
             .field("progress", &self.inner.progress.is_some())

@@ -22,6 +22,9 @@ pub mod codes {
     pub const CONTEXT_MISMATCH: &str = "CONTEXT_MISMATCH";
     /// The caller may not run this command (for example a mutation in a read-only scope).
     pub const FORBIDDEN: &str = "FORBIDDEN";
+    /// The caller's token does not grant every scope the command needs; `details` names
+    /// them (`requiredScopes`, `missingScopes`).
+    pub const INSUFFICIENT_SCOPE: &str = "INSUFFICIENT_SCOPE";
     /// A context name (in afd-context-enter, or a default context) is not declared.
     pub const CONTEXT_NOT_FOUND: &str = "CONTEXT_NOT_FOUND";
     /// A session handle is unknown or expired.

@@ -4,6 +4,8 @@
 extern crate self as afd_runtime;
 
 // Definitions and the registry: pure data.
+pub mod audit;
+pub mod auth;
 pub mod client;
 mod command;
 mod command_context;

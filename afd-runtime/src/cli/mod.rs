@@ -265,7 +265,7 @@ impl Cli {
         let matches = self
             .command(&dispatcher)
             .try_get_matches_from(args)
-            .map_err(|error| self.usage_error(error))?;
+            .map_err(|error| self.usage_error(&dispatcher, error))?;
         Ok(Parsed {
             cli: self,
             dispatcher,
@@ -277,7 +277,8 @@ impl Cli {
 impl Cli {
     /// A subcommand clap did not know that names a registered command kept off the
     /// command line gets an error saying so, not clap's "unrecognized subcommand".
-    fn usage_error(&self, error: clap::Error) -> ParseError {
+    /// A command the operator's scope bound (`AFD_SCOPES`) leaves out is unknown here.
+    fn usage_error(&self, dispatcher: &Dispatcher, error: clap::Error) -> ParseError {
         use clap::error::{ContextKind, ContextValue, ErrorKind};
 
         if error.kind() != ErrorKind::InvalidSubcommand {
@@ -286,7 +287,7 @@ impl Cli {
         let Some(ContextValue::String(name)) = error.get(ContextKind::InvalidSubcommand) else {
             return ParseError::Usage(error);
         };
-        let Some(resolved) = self.registry.lookup(name) else {
+        let Some(resolved) = dispatcher.lookup(name) else {
             return ParseError::Usage(error);
         };
         let app = &self.name;

@@ -179,7 +179,7 @@ fn confirm(
     let prompts: Vec<(String, String)> = calls
         .iter()
         .filter_map(|(name, input)| {
-            let entry = dispatcher.registry().lookup(name)?.entry;
+            let entry = dispatcher.lookup(name)?.entry;
             if !dispatcher.is_exposed(entry.name()) {
                 return None;
             }
@@ -233,8 +233,8 @@ async fn call(
     output: Output,
     yes: bool,
 ) -> i32 {
-    let Some(resolved) = dispatcher.registry().lookup(name) else {
-        return output.error(dispatcher.registry().not_found(name));
+    let Some(resolved) = dispatcher.lookup(name) else {
+        return output.error(dispatcher.not_found(name));
     };
     let flags = Flags::from_schema(resolved.entry.input_schema(), &[]);
     let input = match flags.input(args) {
@@ -337,9 +337,8 @@ async fn describe(
             _ => output.error(CommandError::internal("afd-detail answered oddly")),
         };
     }
-    let registry = dispatcher.registry();
-    let Some(resolved) = registry.lookup(name) else {
-        return output.error(registry.not_found(name));
+    let Some(resolved) = dispatcher.lookup(name) else {
+        return output.error(dispatcher.not_found(name));
     };
     let entry = resolved.entry;
     let def = entry.def();

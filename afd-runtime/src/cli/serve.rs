@@ -25,6 +25,20 @@ const EXPORT: &str = "export";
 const SESSIONS: &str = "sessions";
 const SESSION_IDLE: &str = "session-idle";
 const USAGE_STORE: &str = "usage-store";
+const AUTH_ISSUER: &str = "auth-issuer";
+const AUTH_AUDIENCE: &str = "auth-audience";
+const AUTH_JWKS: &str = "auth-jwks";
+const AUTH_INTROSPECT: &str = "auth-introspect";
+const ALLOWED_HOST: &str = "allowed-host";
+const AUDIT_LOG: &str = "audit-log";
+const AUDIT_ARGUMENTS: &str = "audit-arguments";
+const AUDIT_REDACT: &str = "audit-redact";
+const AUDIT_STORE: &str = "audit-store";
+/// The introspection client's secret, never a flag (flags show in process lists).
+#[cfg(feature = "oauth")]
+const AUTH_SECRET_ENV: &str = "AFD_AUTH_CLIENT_SECRET";
+/// Where the audit trail is written when `--audit-log` is not given.
+const AUDIT_LOG_ENV: &str = "AFD_AUDIT_LOG";
 /// Where sessions live when `--sessions` is not given.
 const SESSIONS_ENV: &str = "AFD_SESSION_STORE";
 /// How long an idle session lives when `--session-idle` is not given.
@@ -54,6 +68,53 @@ pub(super) fn args() -> Vec<Arg> {
             .value_name("TOKEN")
             .requires(HTTP)
             .help("Require this bearer token on HTTP requests"),
+        Arg::new(AUTH_ISSUER)
+            .long(AUTH_ISSUER)
+            .value_name("URL")
+            .requires(HTTP)
+            .conflicts_with(TOKEN)
+            .help("Accept OAuth access tokens from this authorization server (its issuer URL) on HTTP, and show each caller only the commands its scopes cover (default: AFD_AUTH_ISSUER)"),
+        Arg::new(AUTH_AUDIENCE)
+            .long(AUTH_AUDIENCE)
+            .value_name("URL")
+            .requires(HTTP)
+            .help("This server's canonical URL as clients reach it (https://mcp.example.com/mcp): tokens must be issued for it (default: AFD_AUTH_AUDIENCE)"),
+        Arg::new(AUTH_JWKS)
+            .long(AUTH_JWKS)
+            .value_name("URL")
+            .requires(HTTP)
+            .help("Fetch the issuer's signing keys here rather than where its metadata says"),
+        Arg::new(AUTH_INTROSPECT)
+            .long(AUTH_INTROSPECT)
+            .value_name("CLIENT_ID")
+            .requires(HTTP)
+            .help("Also accept opaque tokens, checked by the issuer's introspection endpoint as this client (its secret from AFD_AUTH_CLIENT_SECRET)"),
+        Arg::new(ALLOWED_HOST)
+            .long(ALLOWED_HOST)
+            .value_name("HOST")
+            .action(ArgAction::Append)
+            .requires(HTTP)
+            .help("Accept requests for this Host name (repeat for several; default: loopback names only)"),
+        Arg::new(AUDIT_LOG)
+            .long(AUDIT_LOG)
+            .value_name("FILE")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help("Append the audit trail (one JSON line per decision) to FILE (default: AFD_AUDIT_LOG; always to tracing, target afd::audit)"),
+        Arg::new(AUDIT_STORE)
+            .long(AUDIT_STORE)
+            .value_name("URL")
+            .help("Also write the audit trail to the table afd_audit of postgres://user:password@host/db (TLS by libpq's sslmode and sslrootcert)"),
+        Arg::new(AUDIT_ARGUMENTS)
+            .long(AUDIT_ARGUMENTS)
+            .action(ArgAction::SetTrue)
+            .help("Record calls' arguments in the audit trail (off by default)"),
+        Arg::new(AUDIT_REDACT)
+            .long(AUDIT_REDACT)
+            .value_name("FIELDS")
+            .value_delimiter(',')
+            .action(ArgAction::Append)
+            .requires(AUDIT_ARGUMENTS)
+            .help("Argument fields whose values the audit trail replaces with [redacted] (comma-separated)"),
         Arg::new(USAGE_DB)
             .long(USAGE_DB)
             .value_name("FILE")
@@ -110,6 +171,7 @@ fn server(
         usage,
         sessions,
         idle,
+        audit,
     } = stores;
     let dispatch = cli.dispatch.clone();
     let mut builder = McpServer::builder(cli.registry)
@@ -133,6 +195,7 @@ fn server(
     if let Some(version) = &cli.version {
         builder = builder.version(version.clone());
     }
+    builder = builder.audit(audit);
     if let Some(configure) = &cli.server {
         builder = configure(builder);
     }
@@ -185,6 +248,16 @@ pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) ->
             if let Some(token) = matches.get_one::<String>(TOKEN) {
                 options = options.bearer_token(token.clone());
             }
+            if let Some(hosts) = matches.get_many::<String>(ALLOWED_HOST) {
+                options = options.allowed_hosts(hosts.cloned());
+            }
+            options = match oauth(matches, options) {
+                Ok(options) => options,
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    return EXIT_FAILURE;
+                }
+            };
             match server.bind_http(options).await {
                 Ok(handle) => {
                     eprintln!("{} serving MCP at {}", cli.name, handle.url());
@@ -207,6 +280,104 @@ pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) ->
     }
 }
 
+/// The OAuth resource server the flags (or `AFD_AUTH_ISSUER` and `AFD_AUTH_AUDIENCE`) ask
+/// for, if any.
+#[cfg(feature = "http")]
+fn oauth(
+    matches: &ArgMatches,
+    options: crate::mcp::HttpOptions,
+) -> Result<crate::mcp::HttpOptions, String> {
+    let issuer = flag_or_env(matches, AUTH_ISSUER, "AFD_AUTH_ISSUER");
+    let audience = flag_or_env(matches, AUTH_AUDIENCE, "AFD_AUTH_AUDIENCE");
+    let (issuer, audience) = match (issuer, audience) {
+        (None, None) => return Ok(options),
+        (Some(_), None) => {
+            return Err("--auth-issuer needs --auth-audience (or AFD_AUTH_AUDIENCE): the URL clients reach this server at, which tokens must be issued for".to_owned());
+        }
+        (None, Some(_)) => {
+            return Err("--auth-audience needs --auth-issuer (or AFD_AUTH_ISSUER): the authorization server whose tokens to accept".to_owned());
+        }
+        (Some(issuer), Some(audience)) => (issuer, audience),
+    };
+    if matches.get_one::<String>(TOKEN).is_some() {
+        return Err("--token and OAuth (--auth-issuer) exclude each other".to_owned());
+    }
+    #[cfg(feature = "oauth")]
+    {
+        let mut oauth = crate::mcp::OAuth::new(issuer, audience);
+        if let Some(jwks) = matches.get_one::<String>(AUTH_JWKS) {
+            oauth = oauth.jwks_uri(jwks.clone());
+        }
+        if let Some(client) = matches.get_one::<String>(AUTH_INTROSPECT) {
+            let secret = std::env::var(AUTH_SECRET_ENV).map_err(|_| {
+                format!("--auth-introspect needs the client's secret in {AUTH_SECRET_ENV}")
+            })?;
+            oauth = oauth.introspection(client.clone(), secret);
+        }
+        tracing::info!(issuer = %oauth.issuer(), audience = %oauth.audience(), "accepting OAuth access tokens");
+        Ok(options.oauth(oauth))
+    }
+    #[cfg(not(feature = "oauth"))]
+    {
+        let _ = (issuer, audience, options);
+        Err(
+            "this build has no OAuth resource server (afd-runtime's `oauth` feature is off)"
+                .to_owned(),
+        )
+    }
+}
+
+/// The audit trail the flags ask for.
+async fn audit(matches: &ArgMatches) -> Result<crate::audit::Audit, String> {
+    let mut audit = crate::audit::Audit::new();
+    let path = matches.get_one::<PathBuf>(AUDIT_LOG).cloned().or_else(|| {
+        std::env::var(AUDIT_LOG_ENV)
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+            .map(PathBuf::from)
+    });
+    if let Some(path) = path {
+        audit = audit
+            .to_file(&path)
+            .map_err(|error| format!("cannot open the audit log {}: {error}", path.display()))?;
+    }
+    if let Some(url) = matches.get_one::<String>(AUDIT_STORE) {
+        audit = postgres_audit(audit, url).await?;
+    }
+    if matches.get_flag(AUDIT_ARGUMENTS) {
+        let redact: Vec<String> = matches
+            .get_many::<String>(AUDIT_REDACT)
+            .map(|fields| {
+                fields
+                    .map(|f| f.trim().to_owned())
+                    .filter(|f| !f.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        audit = audit.with_arguments(redact);
+    }
+    Ok(audit)
+}
+
+#[cfg(feature = "postgres")]
+async fn postgres_audit(
+    audit: crate::audit::Audit,
+    url: &str,
+) -> Result<crate::audit::Audit, String> {
+    audit
+        .to_postgres(url)
+        .await
+        .map_err(|error| format!("the audit store: {error}"))
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn postgres_audit(
+    _audit: crate::audit::Audit,
+    _url: &str,
+) -> Result<crate::audit::Audit, String> {
+    Err("this build has no PostgreSQL (afd-runtime's `postgres` feature is off)".to_owned())
+}
+
 /// Where a server keeps usage statistics and sessions.
 struct Stores {
     usage: UsageStats,
@@ -214,6 +385,8 @@ struct Stores {
     sessions: Option<Arc<dyn SessionStore>>,
     /// `--session-idle` (or its variable); `None`: the app's rules say.
     idle: Option<Duration>,
+    /// The audit trail.
+    audit: crate::audit::Audit,
 }
 
 /// A `--session-idle` value: a duration such as `45m`, `2h` or `1h 30m`, above zero.
@@ -268,6 +441,7 @@ async fn stores(matches: &ArgMatches) -> Result<Stores, String> {
         usage,
         sessions,
         idle,
+        audit: audit(matches).await?,
     })
 }
 

@@ -273,9 +273,14 @@ impl Host<'_> {
             scope.unwrap_or_default()
         };
         let handle = match session {
-            Some(handle) => handle.to_owned(),
+            Some(handle) => {
+                // The caller must own the session it names.
+                self.session_view(Some(handle)).await?;
+                handle.to_owned()
+            }
             None => self.sessions.create().await.map_err(store_unavailable)?,
         };
+        let subject = self.subject;
         let max_depth = self.sessions.config().get_max_depth();
         let frame = Frame {
             context: def.name().to_owned(),
@@ -284,6 +289,9 @@ impl Host<'_> {
         let (previous, pushed, state) = self
             .sessions
             .update(&handle, |state| {
+                if let Some(subject) = subject {
+                    state.claim(subject);
+                }
                 let previous = state.active_context().map(str::to_owned);
                 let same = state.active() == Some(&frame);
                 let pushed = if same {
@@ -360,6 +368,8 @@ impl Host<'_> {
                 "Pass the `session` handle afd-context-enter returned; without one no context was entered.",
             ));
         };
+        // The caller must own the session it names.
+        self.session_view(Some(handle)).await?;
         let (exited, state) = self
             .sessions
             .update(handle, |state| (state.pop(), state.clone()))
@@ -426,6 +436,7 @@ impl Host<'_> {
         names: Option<&[&str]>,
     ) -> Result<Vec<String>, CommandError> {
         let handle = require_session(session, "deactivate commands")?;
+        self.session_view(Some(handle)).await?;
         let canonical: Option<Vec<&str>> = names.map(|names| {
             names
                 .iter()

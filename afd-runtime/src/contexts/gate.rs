@@ -24,12 +24,25 @@ pub(crate) struct Host<'a> {
     pub(crate) exposed: &'a Exposed,
     /// The sessions that hold each agent's context stack.
     pub(crate) sessions: &'a Sessions,
+    /// Whether the dispatcher is one caller's view ([`Dispatcher::for_scopes`]): then only
+    /// the exposed commands lend their names and words to hints.
+    ///
+    /// [`Dispatcher::for_scopes`]: crate::Dispatcher::for_scopes
+    pub(crate) view: bool,
+    /// The subject of the caller, where it carries a token: sessions are bound to it.
+    pub(crate) subject: Option<&'a str>,
 }
 
 impl Host<'_> {
     /// The exposed commands, in name order.
     pub(crate) fn exposed_entries(&self) -> impl Iterator<Item = &CommandEntry> + '_ {
         self.exposed.entries(self.registry)
+    }
+
+    /// Whether `def` may lend its name and words to context hints: any command, unless this
+    /// is a caller's view, where only those it may see.
+    fn lends(&self, def: &CommandDef) -> bool {
+        !self.view || self.exposed.contains(def.name())
     }
 
     /// Whether the command named `name` (canonical name) may be called here.
@@ -39,7 +52,12 @@ impl Host<'_> {
 
     /// afd-context-suggest: the contexts that fit an intent, best first.
     pub(crate) fn suggest_contexts(&self, intent: &str, limit: usize) -> Vec<ContextHint> {
-        suggest::suggest(self.registry, intent, limit.clamp(1, 20))
+        suggest::suggest(
+            self.registry,
+            &|def| self.lends(def),
+            intent,
+            limit.clamp(1, 20),
+        )
     }
 
     /// A session's state, or `SESSION_NOT_FOUND` (`SESSION_STORE_UNAVAILABLE` when the
@@ -48,15 +66,35 @@ impl Host<'_> {
         &self,
         session: Option<&str>,
     ) -> Result<Option<Arc<SessionState>>, CommandError> {
-        match session {
-            None => Ok(None),
-            Some(handle) => self
-                .sessions
-                .get(handle)
-                .await
-                .map_err(store_unavailable)?
-                .map(Some)
-                .ok_or_else(|| self.session_not_found(handle)),
+        let Some(handle) = session else {
+            return Ok(None);
+        };
+        let state = self
+            .sessions
+            .get(handle)
+            .await
+            .map_err(store_unavailable)?
+            .ok_or_else(|| self.session_not_found(handle))?;
+        let Some(subject) = self.subject else {
+            return Ok(Some(state));
+        };
+        match state.owner() {
+            Some(owner) if owner == subject => Ok(Some(state)),
+            // Another subject's session is answered as one that does not exist.
+            Some(_) => Err(self.session_not_found(handle)),
+            // Bound to the first subject that uses it (its handle is unguessable and known
+            // to no one else before).
+            None => {
+                let claimed = self
+                    .sessions
+                    .update(handle, |state| state.claim(subject).then(|| state.clone()))
+                    .await
+                    .map_err(store_unavailable)?;
+                match claimed {
+                    Some(Some(state)) => Ok(Some(Arc::new(state))),
+                    _ => Err(self.session_not_found(handle)),
+                }
+            }
         }
     }
 
@@ -172,7 +210,7 @@ impl Host<'_> {
     ) -> Option<ContextHint> {
         let state = self.session_view(session).await.ok().flatten();
         let active = state.as_deref().and_then(SessionState::active_context);
-        suggest::hint_for_name(self.registry, name, active)
+        suggest::hint_for_name(self.registry, &|def| self.lends(def), name, active)
     }
 
     /// `SESSION_NOT_FOUND` for a handle the sessions do not know.

@@ -42,9 +42,24 @@ pub struct SessionState {
     stack: Vec<Frame>,
     activated: Vec<String>,
     searches: VecDeque<SearchRecord>,
+    /// The subject whose token first used the session, where callers carry tokens: only
+    /// that subject may use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<String>,
 }
 
 impl SessionState {
+    /// The subject the session is bound to, where callers carry tokens.
+    pub fn owner(&self) -> Option<&str> {
+        self.owner.as_deref()
+    }
+
+    /// Binds the session to `subject` if it is bound to no one yet; whether it is now
+    /// bound to `subject`.
+    pub(crate) fn claim(&mut self, subject: &str) -> bool {
+        self.owner.get_or_insert_with(|| subject.to_owned()) == subject
+    }
+
     /// The active context and scope: the top of the stack, else the default context the
     /// host set, else none.
     pub fn active(&self) -> Option<&Frame> {

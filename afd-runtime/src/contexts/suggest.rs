@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::command::CommandDef;
 use crate::registry::{ContextDef, ContextTree, Registry};
 
 /// A context suggested for an intent or an unknown name.
@@ -70,6 +71,7 @@ fn matched<'w>(query: &'w [String], text: &[String]) -> Vec<&'w str> {
 /// How well `query` words fit `context`: a score and the reason.
 fn score(
     registry: &Registry,
+    visible: &dyn Fn(&CommandDef) -> bool,
     tree: &ContextTree,
     context: &ContextDef,
     query: &[String],
@@ -87,7 +89,7 @@ fn score(
     let mut command_words = Vec::new();
     for entry in registry.commands() {
         let def = entry.def();
-        if !def.is_universal() && tree.allows(context.name(), def) {
+        if !def.is_universal() && tree.allows(context.name(), def) && visible(def) {
             command_words.extend(words(def.name()));
             command_words.extend(words(crate::text::summary(def.description()).as_str()));
         }
@@ -127,7 +129,14 @@ fn score(
 
 /// The contexts that fit `intent`, best first (ties: higher priority, then name), with a
 /// confidence from 0 to 1.
-pub(crate) fn suggest(registry: &Registry, intent: &str, limit: usize) -> Vec<ContextHint> {
+/// Only the commands `visible` accepts lend their words: a caller learns nothing of the
+/// commands hidden from it.
+pub(crate) fn suggest(
+    registry: &Registry,
+    visible: &dyn Fn(&CommandDef) -> bool,
+    intent: &str,
+    limit: usize,
+) -> Vec<ContextHint> {
     let tree = registry.contexts();
     let query = words(intent);
     if query.is_empty() {
@@ -136,7 +145,8 @@ pub(crate) fn suggest(registry: &Registry, intent: &str, limit: usize) -> Vec<Co
     let mut scored: Vec<(f64, &ContextDef, String)> = tree
         .iter()
         .filter_map(|context| {
-            score(registry, tree, context, &query).map(|(score, reason)| (score, context, reason))
+            score(registry, visible, tree, context, &query)
+                .map(|(score, reason)| (score, context, reason))
         })
         .collect();
     scored.sort_by(|a, b| {
@@ -167,6 +177,7 @@ pub(crate) fn suggest(registry: &Registry, intent: &str, limit: usize) -> Vec<Co
 /// asks for: the context of a close command name, else the best context by keywords.
 pub(crate) fn hint_for_name(
     registry: &Registry,
+    visible: &dyn Fn(&CommandDef) -> bool,
     name: &str,
     active: Option<&str>,
 ) -> Option<ContextHint> {
@@ -175,14 +186,21 @@ pub(crate) fn hint_for_name(
         return None;
     }
     // A command of another context whose name is close.
-    let close = registry.suggest(name, 3).into_iter().find_map(|candidate| {
-        let def = registry.get(candidate)?.def();
-        if def.is_universal() || active.is_some_and(|active| tree.allows(active, def)) {
-            return None;
-        }
-        let context = *tree.contexts_allowing(def).first()?;
-        Some((candidate, context))
-    });
+    let candidates = registry
+        .commands()
+        .iter()
+        .filter(|entry| visible(entry.def()))
+        .map(|entry| entry.name());
+    let close = crate::similarity::find_similar(name, candidates, 3)
+        .into_iter()
+        .find_map(|candidate| {
+            let def = registry.get(candidate)?.def();
+            if def.is_universal() || active.is_some_and(|active| tree.allows(active, def)) {
+                return None;
+            }
+            let context = *tree.contexts_allowing(def).first()?;
+            Some((candidate, context))
+        });
     if let Some((command, context)) = close {
         let similarity = crate::similarity::similarity(name, command);
         return Some(ContextHint {
@@ -191,7 +209,7 @@ pub(crate) fn hint_for_name(
             reason: format!("'{command}' is in the {context} context"),
         });
     }
-    suggest(registry, name, 1)
+    suggest(registry, visible, name, 1)
         .into_iter()
         .find(|hint| Some(hint.suggested_context.as_str()) != active)
 }

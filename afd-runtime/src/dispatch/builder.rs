@@ -2,7 +2,7 @@
 //! explicit lists), stacks the middleware, and sets its limits, sessions and usage
 //! statistics.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -12,6 +12,7 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service};
 
 use super::{CommandRequest, CommandService, Dispatcher, HandlerService, Inner, Limits, Surface};
+use crate::auth::Scopes;
 use crate::contexts::{SessionConfig, SessionStore, Sessions};
 use crate::registry::{CONTEXT_OPS, Exposed, SharedRegistry};
 use crate::result::CommandResult;
@@ -54,6 +55,11 @@ pub struct DispatcherBuilder {
     /// [`DispatcherBuilder::session_idle_timeout`].
     session_idle: Option<Duration>,
     usage: Option<UsageStats>,
+    /// [`DispatcherBuilder::command_scopes`], by name as given.
+    scope_overrides: Vec<(String, Vec<String>)>,
+    /// [`DispatcherBuilder::scope_bound`]: `None` reads `AFD_SCOPES` for the MCP and
+    /// command-line surfaces, `Some(None)` bounds nothing.
+    scope_bound: Option<Option<Scopes>>,
     /// The semantic layer of search: `None` reads `AFD_EMBED_MODEL` when the index is built,
     /// `Some(None)` turns it off.
     #[cfg(feature = "semantic")]
@@ -173,6 +179,30 @@ impl DispatcherBuilder {
         self
     }
 
+    /// Sets the OAuth scopes a caller needs for the command `name`, over those it declares
+    /// (`#[command(scopes(...))]`) and its category's default: an operator's choice made
+    /// where the server is built. An empty list requires none.
+    #[must_use]
+    pub fn command_scopes<I, S>(mut self, name: impl Into<String>, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scope_overrides
+            .push((name.into(), scopes.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// Exposes only the commands whose scopes `scopes` covers, as if every caller had
+    /// been granted them: how a server without OAuth (stdio, the command line) is bounded.
+    /// `None` bounds nothing. By default the MCP and command-line surfaces read
+    /// [`AFD_SCOPES`](crate::auth::SCOPES_ENV); other surfaces are not bounded.
+    #[must_use]
+    pub fn scope_bound(mut self, scopes: Option<Scopes>) -> Self {
+        self.scope_bound = Some(scopes);
+        self
+    }
+
     /// Wraps the stack in a `tower` layer. Layers added later wrap those added earlier,
     /// so the last one added sees a call first.
     #[must_use]
@@ -242,6 +272,25 @@ impl DispatcherBuilder {
         if !registry.contexts().is_empty() {
             exposed.extend(CONTEXT_OPS.iter().map(|op| op.name()));
         }
+        let mut scopes: HashMap<&'static str, Box<[Box<str>]>> = HashMap::new();
+        for (name, required) in self.scope_overrides {
+            let name = check(&name)?;
+            scopes.insert(name, required.into_iter().map(Into::into).collect());
+        }
+        let bound = match self.scope_bound {
+            Some(bound) => bound,
+            None if matches!(self.surface, Surface::Mcp | Surface::Cli) => Scopes::from_env(),
+            None => None,
+        };
+        if let Some(bound) = &bound {
+            exposed.retain(|name| {
+                let def = registry.get(name).map(|entry| entry.def());
+                def.is_some_and(|def| {
+                    let required = super::required_scopes(&registry, &scopes, def);
+                    bound.covers_all(&required)
+                })
+            });
+        }
         let exposed = Exposed::new(&registry, exposed);
         Ok(Dispatcher {
             inner: Arc::new(Inner {
@@ -274,9 +323,14 @@ impl DispatcherBuilder {
                 },
                 usage: self.usage.unwrap_or_else(UsageStats::in_memory),
                 search: OnceLock::new(),
+                scopes,
+                views: std::sync::Mutex::default(),
+                bound,
                 #[cfg(feature = "semantic")]
                 semantic: self.semantic.unwrap_or_else(SemanticOptions::from_env),
             }),
+            view: None,
+            subject: None,
         })
     }
 }
@@ -297,6 +351,8 @@ impl DispatcherBuilder {
             shared_sessions: false,
             session_idle: None,
             usage: None,
+            scope_overrides: Vec::new(),
+            scope_bound: None,
             #[cfg(feature = "semantic")]
             semantic: None,
         }

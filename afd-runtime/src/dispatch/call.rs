@@ -118,7 +118,21 @@ async fn run(
     if let Err(error) = limits.check_input(&input) {
         return CommandResult::failure(error);
     }
-    let resolved = match registry.resolve(name) {
+    let mut found = registry.lookup(name);
+    if let (Some(resolved), Some(dispatcher)) = (&found, dispatcher)
+        && dispatcher.hides(resolved.entry.def())
+    {
+        // A command this caller's scopes do not cover: named with the scopes it needs
+        // where the server exposes it (the caller may ask for them), else unknown.
+        if dispatcher.inner.exposed.contains(resolved.entry.name()) {
+            return CommandResult::failure(insufficient_scope(dispatcher, resolved.entry.def()));
+        }
+        found = None;
+    }
+    let resolved = match found.ok_or_else(|| match dispatcher {
+        Some(dispatcher) => dispatcher.not_found(name),
+        None => registry.not_found(name),
+    }) {
         Ok(resolved) => resolved,
         Err(mut error) => {
             if let Some(dispatcher) = dispatcher
@@ -133,7 +147,7 @@ async fn run(
     let entry = resolved.entry;
     let mut host = None;
     if let Some(dispatcher) = dispatcher {
-        let exposed = &dispatcher.inner.exposed;
+        let exposed = dispatcher.exposed();
         if !exposed.contains(entry.name()) {
             return CommandResult::failure(not_exposed(entry.name(), exposed));
         }
@@ -242,6 +256,32 @@ fn not_exposed(name: &str, exposed: &Exposed) -> CommandError {
     )
     .with_suggestion(suggestion)
     .with_retryable(false)
+}
+
+/// `INSUFFICIENT_SCOPE` for a call of `def` by a caller whose scopes do not cover it,
+/// naming every scope it needs and those missing.
+pub(crate) fn insufficient_scope(dispatcher: &Dispatcher, def: &CommandDef) -> CommandError {
+    let required = dispatcher.required_scopes(def);
+    let missing = match dispatcher.granted_scopes() {
+        Some(granted) => granted.missing(&required),
+        None => required.clone(),
+    };
+    let name = def.name();
+    CommandError::new(
+        codes::INSUFFICIENT_SCOPE,
+        format!(
+            "Command '{name}' needs the scope{} {}, which the caller's token does not grant",
+            if required.len() == 1 { "" } else { "s" },
+            required.join(", "),
+        ),
+    )
+    .with_suggestion(format!(
+        "Ask the authorization server for a token with scope \"{}\" if this client may have \
+         it, or use the commands your scopes cover (afd-discover lists them).",
+        required.join(" ")
+    ))
+    .with_retryable(false)
+    .with_details(json!({"requiredScopes": required, "missingScopes": missing}))
 }
 
 fn cancelled(def: &CommandDef, started: bool) -> CommandError {

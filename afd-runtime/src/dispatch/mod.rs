@@ -20,9 +20,10 @@ mod handler;
 mod limits;
 mod path;
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -34,11 +35,14 @@ pub use handler::HandlerService;
 pub use limits::Limits;
 pub(crate) use path::CallPath;
 
+use crate::auth::Scopes;
 use crate::command::CommandDef;
 use crate::command_context::CommandContext;
 use crate::contexts::{ContextHint, Host, Scope, SessionState, Sessions};
 use crate::error::CommandError;
-use crate::registry::{BrowseIndex, CommandEntry, Exposed, Registry, SharedRegistry, is_op};
+use crate::registry::{
+    BrowseIndex, CommandEntry, Exposed, Registry, Resolved, SharedRegistry, is_op,
+};
 use crate::result::CommandResult;
 use crate::search::{Document, SearchIndex};
 use crate::usage::UsageStats;
@@ -150,6 +154,13 @@ struct Inner {
     usage: UsageStats,
     /// The ranked-search index over the exposed commands, built on first use.
     search: OnceLock<SearchIndex>,
+    /// The scopes the builder set for commands, over what they declare.
+    scopes: HashMap<&'static str, Box<[Box<str>]>>,
+    /// The views of callers granted each scope set, made on first use.
+    views: Mutex<HashMap<Scopes, Arc<View>>>,
+    /// The operator's bound on every caller's scopes ([`DispatcherBuilder::scope_bound`]):
+    /// what it does not cover is not exposed, and unknown to every caller.
+    bound: Option<Scopes>,
     /// The semantic layer to build the index with, if any.
     #[cfg(feature = "semantic")]
     semantic: Option<crate::search::semantic::SemanticOptions>,
@@ -172,6 +183,35 @@ struct Inner {
 #[derive(Clone)]
 pub struct Dispatcher {
     inner: Arc<Inner>,
+    /// What one caller may see, where the dispatcher is a caller's view
+    /// ([`Dispatcher::for_scopes`]).
+    view: Option<Arc<View>>,
+    /// The caller's subject, where it carries a token ([`Dispatcher::for_principal`]).
+    subject: Option<Arc<str>>,
+}
+
+/// One caller's view of the exposed commands: those its granted scopes cover.
+struct View {
+    granted: Scopes,
+    exposed: Exposed,
+    /// Position in the whole exposure -> position in the view (`u32::MAX`: hidden).
+    positions: Vec<u32>,
+}
+
+/// How many scope sets keep a view at once; past it, the views are made afresh.
+const MAX_VIEWS: usize = 256;
+
+/// The scopes a caller needs for `def`: the builder's choice, else what the command
+/// declares, else its category's default.
+pub(crate) fn required_scopes<'a>(
+    registry: &'a Registry,
+    overrides: &'a HashMap<&'static str, Box<[Box<str>]>>,
+    def: &CommandDef,
+) -> Vec<&'a str> {
+    match overrides.get(def.name()) {
+        Some(scopes) => scopes.iter().map(AsRef::as_ref).collect(),
+        None => registry.required_scopes(def).to_vec(),
+    }
 }
 
 impl Dispatcher {
@@ -231,41 +271,193 @@ impl Dispatcher {
 
     // The exposed catalog.
 
+    /// The exposure this dispatcher answers with: a caller's view, or the whole one.
+    fn exposed(&self) -> &Exposed {
+        match &self.view {
+            Some(view) => &view.exposed,
+            None => &self.inner.exposed,
+        }
+    }
+
     /// The exposed commands, in name order.
     pub fn exposed_entries(&self) -> impl Iterator<Item = &CommandEntry> + '_ {
-        self.inner.exposed.entries(&self.inner.registry)
+        self.exposed().entries(&self.inner.registry)
     }
 
     /// How many commands are exposed.
     pub fn exposed_count(&self) -> usize {
-        self.inner.exposed.len()
+        self.exposed().len()
     }
 
     /// The categories of the exposed commands with their counts, sorted by name.
     pub fn available_categories(&self) -> &[(&'static str, usize)] {
-        self.inner.exposed.categories()
+        self.exposed().categories()
     }
 
     /// The tags of the exposed commands, sorted.
     pub fn available_tags(&self) -> &[&'static str] {
-        self.inner.exposed.tags()
+        self.exposed().tags()
     }
 
     /// Whether the command named `name` (canonical name) may be called here.
     pub fn is_exposed(&self, name: &str) -> bool {
-        self.inner.exposed.contains(name)
+        self.exposed().contains(name)
     }
 
     /// The exposed command at `position` in [`exposed_entries`] order.
     ///
     /// [`exposed_entries`]: Dispatcher::exposed_entries
     pub(crate) fn exposed_entry(&self, position: usize) -> &CommandEntry {
-        self.inner.exposed.entry(&self.inner.registry, position)
+        self.exposed().entry(&self.inner.registry, position)
     }
 
     /// afd-discover's precomputed lists (built on first use).
     pub(crate) fn browse(&self) -> &BrowseIndex {
-        self.inner.exposed.browse(&self.inner.registry)
+        self.exposed().browse(&self.inner.registry)
+    }
+
+    // Scopes: what one caller may see and call.
+
+    /// This dispatcher as seen by a caller granted `granted`: the exposed commands whose
+    /// every required scope `granted` covers (see [`auth`](crate::auth)). The others are
+    /// answered as names that do not exist by every listing, search, suggestion and
+    /// description; a call of one fails `INSUFFICIENT_SCOPE`, naming the scopes it needs.
+    /// Views are made once per scope set and shared.
+    pub fn for_scopes(&self, granted: &Scopes) -> Dispatcher {
+        let mut views = self
+            .inner
+            .views
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let view = match views.get(granted) {
+            Some(view) => view.clone(),
+            None => {
+                if views.len() >= MAX_VIEWS {
+                    views.clear();
+                }
+                let view = Arc::new(self.make_view(granted));
+                views.insert(granted.clone(), view.clone());
+                view
+            }
+        };
+        Dispatcher {
+            inner: self.inner.clone(),
+            view: Some(view),
+            subject: self.subject.clone(),
+        }
+    }
+
+    /// This dispatcher as `principal` sees it: [`for_scopes`](Dispatcher::for_scopes) of
+    /// its scopes, with the sessions it uses bound to its subject (a session another
+    /// subject started is answered as unknown).
+    pub fn for_principal(&self, principal: &crate::auth::Principal) -> Dispatcher {
+        self.for_scopes(principal.scopes())
+            .with_subject(principal.subject())
+    }
+
+    /// This dispatcher with the sessions it uses bound to `subject`, its view unchanged.
+    pub(crate) fn with_subject(&self, subject: &str) -> Dispatcher {
+        Dispatcher {
+            inner: self.inner.clone(),
+            view: self.view.clone(),
+            subject: Some(Arc::from(subject)),
+        }
+    }
+
+    fn make_view(&self, granted: &Scopes) -> View {
+        let inner = &*self.inner;
+        let whole = &inner.exposed;
+        let mut names = std::collections::HashSet::new();
+        let mut positions = Vec::with_capacity(whole.len());
+        for entry in whole.entries(&inner.registry) {
+            if granted.covers_all(&self.required_scopes(entry.def())) {
+                positions.push(names.len() as u32);
+                names.insert(entry.name());
+            } else {
+                positions.push(u32::MAX);
+            }
+        }
+        View {
+            granted: granted.clone(),
+            exposed: Exposed::new(&inner.registry, names),
+            positions,
+        }
+    }
+
+    /// The scopes of the caller this dispatcher is a view for, if it is one.
+    pub fn granted_scopes(&self) -> Option<&Scopes> {
+        self.view.as_ref().map(|view| &view.granted)
+    }
+
+    /// The scopes a caller needs for `def`: set on the builder
+    /// ([`DispatcherBuilder::command_scopes`]), else declared (`scopes(...)`), else the
+    /// category's default.
+    pub fn required_scopes(&self, def: &CommandDef) -> Vec<&str> {
+        required_scopes(&self.inner.registry, &self.inner.scopes, def)
+    }
+
+    /// Whether `def` is exposed by the server but withheld from this caller by its scopes:
+    /// a call of it fails `INSUFFICIENT_SCOPE` rather than `COMMAND_NOT_FOUND`.
+    pub(crate) fn withholds(&self, def: &CommandDef) -> bool {
+        self.hides(def) && self.inner.exposed.contains(def.name())
+    }
+
+    /// Whether `def` is hidden from this caller: its scopes are not covered by the caller's
+    /// grant or by the operator's bound.
+    pub(crate) fn hides(&self, def: &CommandDef) -> bool {
+        if self.view.is_none() && self.inner.bound.is_none() {
+            return false;
+        }
+        let required = self.required_scopes(def);
+        self.view
+            .as_ref()
+            .is_some_and(|view| !view.granted.covers_all(&required))
+            || self
+                .inner
+                .bound
+                .as_ref()
+                .is_some_and(|bound| !bound.covers_all(&required))
+    }
+
+    /// The command with this name or alias, as this caller may know it: `None` for a
+    /// command hidden by its scopes, as for a name that does not exist.
+    pub fn lookup(&self, name: &str) -> Option<Resolved<'_>> {
+        self.inner
+            .registry
+            .lookup(name)
+            .filter(|resolved| !self.hides(resolved.entry.def()))
+    }
+
+    /// The `COMMAND_NOT_FOUND` error for `name`, with similar names among those this
+    /// caller may know only.
+    pub fn not_found(&self, name: &str) -> CommandError {
+        let registry = &*self.inner.registry;
+        if self.view.is_none() && self.inner.bound.is_none() {
+            return registry.not_found(name);
+        }
+        let visible = registry
+            .commands()
+            .iter()
+            .filter(|entry| !self.hides(entry.def()))
+            .map(CommandEntry::name);
+        registry.not_found_among(name, visible)
+    }
+
+    /// Up to `max` names similar to `name` among those this caller may know.
+    pub(crate) fn suggest(&self, name: &str, max: usize) -> Vec<&'static str> {
+        let registry = &*self.inner.registry;
+        if self.view.is_none() && self.inner.bound.is_none() {
+            return registry.suggest(name, max);
+        }
+        crate::similarity::find_similar(
+            name,
+            registry
+                .commands()
+                .iter()
+                .filter(|entry| !self.hides(entry.def()))
+                .map(CommandEntry::name),
+            max,
+        )
     }
 
     // Search.
@@ -301,13 +493,22 @@ impl Dispatcher {
         let inner = &*self.inner;
         let commands = inner.registry.commands();
         let usage = &inner.usage;
-        self.search_index()
-            .search_with(query, limit, |doc| {
-                usage.popularity(commands[inner.exposed.index(doc)].name())
-            })
-            .into_iter()
-            .map(|hit| (hit.doc as u32, hit.score))
-            .collect()
+        let popularity = |doc| usage.popularity(commands[inner.exposed.index(doc)].name());
+        let index = self.search_index();
+        match &self.view {
+            None => index
+                .search_with(query, limit, popularity)
+                .into_iter()
+                .map(|hit| (hit.doc as u32, hit.score))
+                .collect(),
+            Some(view) => index
+                .search_where(query, limit, popularity, |doc| {
+                    view.positions[doc] != u32::MAX
+                })
+                .into_iter()
+                .map(|hit| (view.positions[hit.doc], hit.score))
+                .collect(),
+        }
     }
 
     /// Builds now what afd-discover and ranked search otherwise build on first use (the
@@ -328,7 +529,12 @@ impl Dispatcher {
             .name("afd-warm".into())
             .spawn(move || {
                 if let Some(inner) = weak.upgrade() {
-                    Dispatcher { inner }.warm();
+                    Dispatcher {
+                        inner,
+                        view: None,
+                        subject: None,
+                    }
+                    .warm();
                 }
             });
         if let Err(error) = spawned {
@@ -348,8 +554,10 @@ impl Dispatcher {
     pub(crate) fn host(&self) -> Host<'_> {
         Host {
             registry: &self.inner.registry,
-            exposed: &self.inner.exposed,
+            exposed: self.exposed(),
             sessions: &self.inner.sessions,
+            view: self.view.is_some() || self.inner.bound.is_some(),
+            subject: self.subject.as_deref(),
         }
     }
 

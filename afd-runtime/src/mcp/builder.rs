@@ -9,6 +9,7 @@ use super::server::{Inner, McpServer};
 use super::strategy::{Strategy, UnknownStrategy};
 use super::tools::Rendering;
 use super::{COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, listing};
+use crate::audit::Audit;
 use crate::command_context::CommandContext;
 use crate::contexts::NoContextPolicy;
 use crate::declared::DeclarationError;
@@ -62,6 +63,7 @@ pub struct McpServerBuilder {
     compact_schemas: bool,
     resources: Option<Resources>,
     prompts: Option<Prompts>,
+    audit: Option<Audit>,
 }
 
 impl McpServerBuilder {
@@ -84,7 +86,28 @@ impl McpServerBuilder {
             compact_schemas: true,
             resources: None,
             prompts: None,
+            audit: None,
         }
+    }
+
+    /// Where the server records one event per decision (see [`audit`](crate::audit));
+    /// default: `tracing` under [`AUDIT_TARGET`](crate::audit::AUDIT_TARGET) only.
+    #[must_use]
+    pub fn audit(mut self, audit: Audit) -> Self {
+        self.audit = Some(audit);
+        self
+    }
+
+    /// Sets the OAuth scopes a caller needs for the command `name`, over those it declares
+    /// and its category's default ([`DispatcherBuilder::command_scopes`]).
+    #[must_use]
+    pub fn command_scopes<I, S>(mut self, name: impl Into<String>, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.dispatcher = self.dispatcher.command_scopes(name, scopes);
+        self
     }
 
     /// The resources served beside the catalog's own (default: every `#[resource]` in the
@@ -275,6 +298,7 @@ impl McpServerBuilder {
             routes.insert(tool.name.to_string(), route);
             tools.push(tool);
         }
+        let custom_instructions = self.instructions.is_some();
         let instructions = self
             .instructions
             .unwrap_or_else(|| instructions(&dispatcher, strategy));
@@ -303,6 +327,11 @@ impl McpServerBuilder {
             instructions,
             session_tools: self.session_tools,
             rendering,
+            eager,
+            options,
+            custom_instructions,
+            views: Default::default(),
+            audit: Arc::new(self.audit.unwrap_or_default()),
         }))
     }
 }
@@ -351,7 +380,7 @@ const NAMED_CATEGORIES: usize = 8;
 /// how many commands there are and the largest categories, how the strategy reaches a
 /// command, and the contexts with how to enter one. What every result holds, and the
 /// rest, the results themselves say.
-fn instructions(dispatcher: &Dispatcher, strategy: Strategy) -> String {
+pub(super) fn instructions(dispatcher: &Dispatcher, strategy: Strategy) -> String {
     let mut categories: Vec<(&str, usize)> = dispatcher.available_categories().to_vec();
     categories.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let mut named: Vec<String> = categories

@@ -19,6 +19,7 @@ use super::client::{McpClient, McpLog};
 use super::progress::Progress;
 use super::server::McpServer;
 use super::tools::{BATCH, DETAIL, DISCOVER, DOCS, HELP, PIPE, Route, SCHEMA};
+use crate::audit::{AuditEvent, Decision};
 use crate::command_context::CommandContext;
 use crate::error::{CommandError, codes};
 use crate::result::CommandResult;
@@ -43,6 +44,10 @@ pub(super) struct ToolCall<'a> {
     pub(super) peer: &'a Peer<RoleServer>,
     /// Whether the client's protocol keeps sessions (2025-11-25 and earlier).
     pub(super) legacy: bool,
+    /// Who is calling, where the transport checked a token.
+    pub(super) principal: Option<crate::auth::Principal>,
+    /// The JSON-RPC request id, as written, for the audit trail.
+    pub(super) request_id: Option<String>,
 }
 
 /// What a [`ToolCall`] produced.
@@ -69,8 +74,45 @@ impl McpServer {
             cancel,
             peer,
             legacy,
+            principal,
+            request_id,
         } = call;
+        let started = std::time::Instant::now();
+        let audit = &self.inner.audit;
+        // What the audit trail keeps of the request, taken before the call consumes it.
+        let audited = audit.is_enabled().then(|| {
+            let mut event = AuditEvent::new(Decision::Allowed, Default::default());
+            event.subject = principal.as_ref().map(|p| p.subject().to_owned());
+            event.client_id = principal
+                .as_ref()
+                .and_then(|p| p.client_id().map(str::to_owned));
+            event.method = Some("tools/call".to_owned());
+            event.tool = Some(name.to_owned());
+            event.command = match self.inner.routes.get(name) {
+                Some(Route::Call) => arguments
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                Some(Route::Group(_)) => arguments
+                    .get("action")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                Some(Route::Command(command)) => Some((*command).to_owned()),
+                _ => self
+                    .inner
+                    .dispatcher
+                    .registry()
+                    .get(name)
+                    .map(|entry| entry.name().to_owned()),
+            };
+            event.request_id = request_id;
+            event.arguments = audit.arguments(&arguments);
+            event
+        });
         let mut ctx = self.inner.context.clone().with_cancellation(cancel);
+        if let Some(principal) = principal {
+            ctx = ctx.with_principal(principal);
+        }
         let explicit = meta
             .and_then(|meta| meta.get(SESSION_META))
             .and_then(Value::as_str)
@@ -104,6 +146,14 @@ impl McpServer {
             None => None,
         };
         let answer = self.answer_call(name, arguments, ctx).await;
+        if let Some(mut event) = audited {
+            if !answer.success() {
+                event.decision = Decision::ToolError;
+                event.error = answer.error_code().map(str::to_owned);
+            }
+            event.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+            audit.record(&event);
+        }
         // Log messages of `tracing` events still queued go before the answer.
         log.flush().await;
         // Log messages that went out must reach the client before the answer.
@@ -126,8 +176,11 @@ impl McpServer {
     /// Runs a tool call: the same answer whatever the transport.
     ///
     /// The call's session is `ctx`'s, unless the meta-tools' `session` argument names one.
+    /// With a [principal](CommandContext::with_principal) in `ctx`, the call sees what
+    /// that caller may see.
     pub async fn call(&self, name: &str, arguments: Value, ctx: CommandContext) -> CallToolResult {
-        self.answer_call(name, arguments, ctx)
+        self.seen_by(ctx.principal())
+            .answer_call(name, arguments, ctx)
             .await
             .into_tool_result()
     }
@@ -136,15 +189,21 @@ impl McpServer {
     /// writes without building one).
     async fn answer_call(&self, name: &str, arguments: Value, ctx: CommandContext) -> Answer {
         let inner = &*self.inner;
-        let dispatcher = &inner.dispatcher;
+        // The sessions a caller with a token uses are bound to its subject.
+        let dispatcher = &match ctx.principal() {
+            Some(principal) => inner.dispatcher.with_subject(principal.subject()),
+            None => inner.dispatcher.clone(),
+        };
         let mut arguments = arguments;
         let mut ctx = ctx;
         let route = inner.routes.get(name).cloned().or_else(|| {
             // A tools/call naming an exposed command works in every strategy.
+            // One the caller's scopes do not cover is routed too: the call then says which
+            // scopes it needs.
             dispatcher
                 .registry()
                 .get(name)
-                .filter(|e| dispatcher.is_exposed(e.name()))
+                .filter(|e| dispatcher.is_exposed(e.name()) || dispatcher.withholds(e.def()))
                 .map(|e| Route::Command(e.name()))
         });
         match &route {
@@ -218,9 +277,7 @@ impl McpServer {
                     }
                 }
             }
-            None => Answer::Command(CommandResult::failure(
-                dispatcher.registry().not_found(name),
-            )),
+            None => Answer::Command(CommandResult::failure(dispatcher.not_found(name))),
         }
     }
 }
@@ -237,9 +294,7 @@ async fn builtin(
         Some(BuiltinOutcome::Result(result)) => Answer::Command(result),
         Some(BuiltinOutcome::Batch(result)) => Answer::Batch(result),
         Some(BuiltinOutcome::Pipe(result)) => Answer::Pipe(result),
-        None => Answer::Command(CommandResult::failure(
-            dispatcher.registry().not_found(name),
-        )),
+        None => Answer::Command(CommandResult::failure(dispatcher.not_found(name))),
     }
 }
 
@@ -295,6 +350,18 @@ impl Answer {
             Answer::Command(result) => result.success,
             Answer::Batch(result) => result.success,
             Answer::Pipe(result) => result.success,
+        }
+    }
+
+    /// The error code of a failed answer (a batch's or pipeline's first failure).
+    pub(super) fn error_code(&self) -> Option<&str> {
+        match self {
+            Answer::Command(result) => result.error.as_ref().map(|e| e.code.as_ref()),
+            Answer::Batch(result) => result
+                .results
+                .iter()
+                .find_map(|entry| entry.result.error.as_ref().map(|e| e.code.as_ref())),
+            Answer::Pipe(result) => result.error.as_ref().map(|e| e.code.as_ref()),
         }
     }
 

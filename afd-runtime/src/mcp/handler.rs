@@ -56,16 +56,18 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.tools_page(request.and_then(|r| r.cursor), legacy(&context))
+        self.seen_by(principal(&context).as_ref())
+            .tools_page(request.and_then(|r| r.cursor), legacy(&context))
             .await
     }
 
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let all = resources::all(&self.inner.dispatcher, &self.inner.resources);
+        let this = self.seen_by(principal(&context).as_ref());
+        let all = resources::all(&this.inner.dispatcher, &this.inner.resources);
         let (resources, next_cursor) =
             page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
         Ok(ListResourcesResult {
@@ -93,12 +95,18 @@ impl ServerHandler for McpServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let principal = principal(&context);
+        let this = self.seen_by(principal.as_ref());
+        let mut ctx = this.inner.context.clone();
+        if let Some(principal) = principal {
+            ctx = ctx.with_principal(principal);
+        }
         resources::read(
-            &self.inner.dispatcher,
-            &self.inner.resources,
-            self.inner.context.clone(),
+            &this.inner.dispatcher,
+            &this.inner.resources,
+            ctx,
             &request.uri,
         )
         .await
@@ -257,13 +265,17 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let call = self.run_tool_call(ToolCall {
+        let principal = principal(&context);
+        let this = self.seen_by(principal.as_ref());
+        let call = this.run_tool_call(ToolCall {
             name: &request.name,
             arguments,
             meta: Some(&context.meta.0.0),
             cancel: context.ct.child_token(),
             peer: &context.peer,
             legacy: legacy(&context),
+            principal,
+            request_id: Some(context.id.to_string()),
         });
         // A panic here would end rmcp's task for the request without an answer: answered
         // as the stdio front answers it.
@@ -274,6 +286,20 @@ impl ServerHandler for McpServer {
                 Err(ErrorData::internal_error(CALL_PANICKED, None))
             }
         }
+    }
+}
+
+/// The caller the HTTP front checked the token of, carried in the request's HTTP parts;
+/// none on other transports, or without OAuth.
+fn principal(context: &RequestContext<RoleServer>) -> Option<crate::auth::Principal> {
+    #[cfg(feature = "http")]
+    {
+        super::http::principal_of(&context.extensions)
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = context;
+        None
     }
 }
 

@@ -1,17 +1,21 @@
-//! Streamable HTTP: bound to 127.0.0.1 by default, `Host` and `Origin` validated, optional
-//! bearer-token auth and a bound on open sessions in front of rmcp's streamable HTTP
-//! service.
+//! Streamable HTTP: bound to 127.0.0.1 by default, `Host` and `Origin` validated, a
+//! static bearer token or an OAuth 2.1 resource server (feature `oauth`: every request's
+//! token checked, its caller shown only what its scopes cover, its sessions bound to its
+//! subject, a direct call beyond its scopes refused 403), and a bound on open sessions, in
+//! front of rmcp's streamable HTTP service.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -20,6 +24,8 @@ use tower::Service;
 
 use super::McpServer;
 use super::stream::malformed::{self, Malformed, Refused};
+use crate::audit::{Audit, AuditEvent, Decision};
+use crate::auth::Principal;
 
 /// The largest request body the endpoint reads (rmcp's own default, which it is given too).
 const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -31,7 +37,8 @@ const SESSIONS_FULL: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32000);
 /// The session header of the 2025-11-25 streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";
 
-type McpHttpService = StreamableHttpService<McpServer, LocalSessionManager>;
+/// rmcp's streamable HTTP service over the handler `S`.
+type HttpService<S> = StreamableHttpService<S, LocalSessionManager>;
 
 /// How the HTTP endpoint is served.
 #[derive(Debug, Clone)]
@@ -45,6 +52,8 @@ pub struct HttpOptions {
     max_sessions: usize,
     session_idle_timeout: Duration,
     body_timeout: Duration,
+    #[cfg(feature = "oauth")]
+    oauth: Option<super::OAuth>,
 }
 
 impl HttpOptions {
@@ -64,7 +73,21 @@ impl HttpOptions {
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(300),
             body_timeout: Duration::from_secs(30),
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
+    }
+
+    /// Makes the endpoint an OAuth 2.1 resource server (feature `oauth`): every request
+    /// needs a bearer token from `oauth`'s issuer for its resource; a caller sees and may
+    /// call only the commands its token's scopes cover; its sessions are bound to its
+    /// subject. The protected resource metadata is served at
+    /// `/.well-known/oauth-protected-resource` and at that path followed by the endpoint's.
+    #[cfg(feature = "oauth")]
+    #[must_use]
+    pub fn oauth(mut self, oauth: super::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
     }
 
     /// The endpoint path (default `/mcp`).
@@ -99,7 +122,8 @@ impl HttpOptions {
         self
     }
 
-    /// Requires `Authorization: Bearer <token>` on every request.
+    /// Requires `Authorization: Bearer <token>` on every request: one shared secret, for
+    /// local use. On a network, use [`oauth`](HttpOptions::oauth).
     #[must_use]
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(token.into());
@@ -303,12 +327,14 @@ impl SessionGate {
 /// cannot read as a message with 415 and a plain-text serde message; that becomes 400 with
 /// the JSON-RPC error that says what is wrong (parse error, nesting over the limit,
 /// invalid request) and the request's id where it can be read.
-async fn post(
+async fn post<S: ServerHandler + Send + 'static>(
     request: Request<Incoming>,
-    mut service: McpHttpService,
-    body_timeout: Duration,
-    gate: Option<&SessionGate>,
+    front: &Front<S>,
+    principal: Option<&Principal>,
 ) -> Response<Body> {
+    let mut service = front.service.clone();
+    let body_timeout = front.body_timeout;
+    let gate = front.gate.as_deref();
     if let Some(gate) = gate
         && let Some(id) = request.headers().get(SESSION_HEADER)
         && !gate.knows(id).await
@@ -358,6 +384,14 @@ async fn post(
             },
         };
         return json_error(StatusCode::BAD_REQUEST, &error);
+    }
+    // A direct call of a command beyond the caller's scopes: 403 naming the scopes, so
+    // that the client can ask for them (step-up authorization).
+    if let Some(principal) = principal
+        && let Some((name, id)) = tools_call(&bytes)
+        && let Some(required) = front.server.missing_scopes(principal.scopes(), &name)
+    {
+        return front.insufficient_scope(principal, &name, id, &required);
     }
     let opening = match gate {
         Some(gate) if SessionGate::opens_session(&parts, &bytes) => {
@@ -421,6 +455,435 @@ fn authorised(request: &Request<Incoming>, token: &str) -> bool {
             == 0
 }
 
+/// The parts of a `tools/call` request the front reads.
+#[derive(serde::Deserialize)]
+struct CallProbe<'a> {
+    #[serde(default, borrow)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    id: Option<&'a serde_json::value::RawValue>,
+    #[serde(default)]
+    params: Option<CallProbeParams>,
+}
+
+#[derive(serde::Deserialize)]
+struct CallProbeParams {
+    #[serde(default)]
+    name: Option<String>,
+}
+
+/// The tool name and id of a `tools/call` request.
+fn tools_call(body: &[u8]) -> Option<(String, malformed::AnswerId)> {
+    let probe: CallProbe<'_> = serde_json::from_slice(body).ok()?;
+    if probe.method.as_deref() != Some("tools/call") {
+        return None;
+    }
+    let name = probe.params?.name?;
+    let id = probe
+        .id
+        .map_or_else(malformed::AnswerId::null, malformed::AnswerId::written);
+    Some((name, id))
+}
+
+/// What every request of one endpoint shares: rmcp's service, the checks in front of it,
+/// and the server (to know what a caller may call).
+struct Front<S: ServerHandler + Send + 'static> {
+    service: HttpService<S>,
+    path: Arc<str>,
+    token: Option<Arc<str>>,
+    body_timeout: Duration,
+    gate: Option<Arc<SessionGate>>,
+    server: McpServer,
+    audit: Arc<Audit>,
+    /// The subject each session was opened by (sessions opened with a token).
+    owners: Mutex<HashMap<String, Arc<str>>>,
+    #[cfg(feature = "oauth")]
+    oauth: Option<OAuthFront>,
+}
+
+/// The resource server's part of the front.
+#[cfg(feature = "oauth")]
+struct OAuthFront {
+    verifier: Arc<super::oauth::TokenVerifier>,
+    /// The scopes a client is told to ask for.
+    scopes: Vec<String>,
+    /// The metadata document and the two paths it is served at.
+    metadata: Bytes,
+    metadata_paths: [String; 2],
+}
+
+impl<S: ServerHandler + Send + 'static> Front<S> {
+    /// Answers one request: metadata, the path, the token, the session's owner, then the
+    /// POST checks or rmcp.
+    async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
+        let started = Instant::now();
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &self.oauth
+            && oauth
+                .metadata_paths
+                .iter()
+                .any(|path| path == request.uri().path())
+        {
+            return metadata_response(request.method(), &oauth.metadata);
+        }
+        if request.uri().path() != &*self.path {
+            return plain(StatusCode::NOT_FOUND, "not found");
+        }
+        // A CORS preflight never carries credentials: rmcp answers it.
+        let preflight = request.method() == Method::OPTIONS;
+        if let Some(token) = &self.token
+            && !preflight
+            && !authorised(&request, token)
+        {
+            let mut response = plain(StatusCode::UNAUTHORIZED, "a bearer token is required");
+            response.headers_mut().insert(
+                hyper::header::WWW_AUTHENTICATE,
+                hyper::header::HeaderValue::from_static("Bearer"),
+            );
+            self.refused(
+                Decision::Unauthenticated,
+                401,
+                None,
+                "no valid token",
+                started,
+            );
+            return response;
+        }
+        if preflight {
+            let Ok(response) = self.service.clone().call(request).await;
+            return response;
+        }
+        let (request, principal) = match self.authenticate(request, started).await {
+            Ok(checked) => checked,
+            Err(refusal) => return refusal,
+        };
+        let session = request
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|id| id.to_str().ok())
+            .map(str::to_owned);
+        // A session opened under another subject is answered as one that does not exist.
+        if let (Some(principal), Some(id)) = (&principal, &session)
+            && self
+                .owners()
+                .get(id)
+                .is_some_and(|owner| **owner != *principal.subject())
+        {
+            return plain(StatusCode::NOT_FOUND, "Not Found: Session not found");
+        }
+        let deleting = request.method() == Method::DELETE;
+        let mut response = if request.method() == Method::POST && json_content(&request) {
+            post(request, self, principal.as_ref()).await
+        } else {
+            let Ok(response) = self.service.clone().call(request).await;
+            response
+        };
+        // A session closed: 204, which clients expect (rmcp says 202, which the official
+        // Python client reports as a failed termination).
+        if deleting && response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+            *response.body_mut() = Full::new(Bytes::new()).boxed();
+        }
+        if let Some(principal) = &principal {
+            self.bind_session(principal, session.as_deref(), deleting, &response)
+                .await;
+        }
+        if response.status() == StatusCode::BAD_REQUEST
+            || response.status() == StatusCode::PAYLOAD_TOO_LARGE
+            || response.status() == StatusCode::REQUEST_TIMEOUT
+        {
+            self.refused(
+                Decision::ProtocolError,
+                response.status().as_u16(),
+                principal.as_ref(),
+                "the message cannot be read",
+                started,
+            );
+        }
+        response
+    }
+
+    /// The caller of `request` where OAuth is on: the principal of its checked token, also
+    /// put in the request's extensions for the handler; or the refusal.
+    #[cfg(feature = "oauth")]
+    async fn authenticate(
+        &self,
+        mut request: Request<Incoming>,
+        started: Instant,
+    ) -> Result<(Request<Incoming>, Option<Principal>), Response<Body>> {
+        let Some(oauth) = &self.oauth else {
+            return Ok((request, None));
+        };
+        let header = request
+            .headers()
+            .get(hyper::header::AUTHORIZATION)
+            .map(hyper::header::HeaderValue::as_bytes);
+        match oauth.verifier.check(header).await {
+            Ok(principal) => {
+                request.extensions_mut().insert(principal.clone());
+                Ok((request, Some(principal)))
+            }
+            Err(rejection) => Err(self.rejected(oauth, &rejection, started)),
+        }
+    }
+
+    /// Without OAuth, no request has a principal.
+    #[cfg(not(feature = "oauth"))]
+    async fn authenticate(
+        &self,
+        request: Request<Incoming>,
+        _started: Instant,
+    ) -> Result<(Request<Incoming>, Option<Principal>), Response<Body>> {
+        Ok((request, None))
+    }
+
+    fn owners(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<str>>> {
+        self.owners
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records the subject of a session an `initialize` just opened; forgets a session
+    /// the client closed.
+    async fn bind_session(
+        &self,
+        principal: &Principal,
+        session: Option<&str>,
+        deleting: bool,
+        response: &Response<Body>,
+    ) {
+        if deleting {
+            if let Some(id) = session
+                && response.status().is_success()
+            {
+                self.owners().remove(id);
+            }
+            return;
+        }
+        if session.is_some() {
+            return;
+        }
+        let Some(opened) = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|id| id.to_str().ok())
+        else {
+            return;
+        };
+        let limit = self.gate.as_ref().map_or(1024, |gate| gate.max) + 64;
+        if self.owners().len() >= limit
+            && let Some(gate) = &self.gate
+        {
+            // Forget the sessions that ended (closed or idle).
+            let open: std::collections::HashSet<Arc<str>> =
+                gate.manager.sessions.read().await.keys().cloned().collect();
+            self.owners().retain(|id, _| open.contains(id.as_str()));
+        }
+        self.owners()
+            .insert(opened.to_owned(), Arc::from(principal.subject()));
+    }
+
+    /// Records a refusal in the audit trail.
+    fn refused(
+        &self,
+        decision: Decision,
+        status: u16,
+        principal: Option<&Principal>,
+        why: &str,
+        started: Instant,
+    ) {
+        if !self.audit.is_enabled() {
+            return;
+        }
+        let mut event = AuditEvent::new(decision, started.elapsed());
+        event.status = Some(status);
+        event.error = Some(why.to_owned());
+        if let Some(principal) = principal {
+            event.subject = Some(principal.subject().to_owned());
+            event.client_id = principal.client_id().map(str::to_owned);
+        }
+        self.audit.record(&event);
+    }
+
+    /// 401 (or 503) for a request whose token is missing, refused, or cannot be checked.
+    #[cfg(feature = "oauth")]
+    fn rejected(
+        &self,
+        oauth: &OAuthFront,
+        rejection: &super::oauth::TokenRejection,
+        started: Instant,
+    ) -> Response<Body> {
+        use super::oauth::{TokenRejection, metadata};
+        let audience = &oauth.verifier.settings.audience;
+        let (status, challenge, why) = match rejection {
+            TokenRejection::Missing => (
+                StatusCode::UNAUTHORIZED,
+                metadata::challenge(audience, &oauth.scopes, None),
+                "no bearer token",
+            ),
+            TokenRejection::Invalid(why) => (
+                StatusCode::UNAUTHORIZED,
+                metadata::challenge(audience, &oauth.scopes, Some(("invalid_token", why))),
+                *why,
+            ),
+            TokenRejection::Unavailable => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                metadata::challenge(audience, &oauth.scopes, None),
+                "the token could not be checked",
+            ),
+        };
+        let decision = if status == StatusCode::UNAUTHORIZED {
+            Decision::Unauthenticated
+        } else {
+            Decision::Unavailable
+        };
+        self.refused(decision, status.as_u16(), None, why, started);
+        let text = match rejection {
+            TokenRejection::Missing => "Unauthorized: a bearer token is required".to_owned(),
+            TokenRejection::Invalid(why) => format!("Unauthorized: {why}"),
+            TokenRejection::Unavailable => {
+                "Service unavailable: the token could not be checked; retry shortly".to_owned()
+            }
+        };
+        let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+        *response.status_mut() = status;
+        if let Ok(value) = hyper::header::HeaderValue::from_str(&challenge) {
+            response
+                .headers_mut()
+                .insert(hyper::header::WWW_AUTHENTICATE, value);
+        }
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            response.headers_mut().insert(
+                hyper::header::RETRY_AFTER,
+                hyper::header::HeaderValue::from_static("5"),
+            );
+        }
+        response
+    }
+
+    /// 403 `insufficient_scope` for a direct call of `tool`, naming every scope it needs.
+    fn insufficient_scope(
+        &self,
+        principal: &Principal,
+        tool: &str,
+        id: malformed::AnswerId,
+        required: &[String],
+    ) -> Response<Body> {
+        let started = Instant::now();
+        let scope = required.join(" ");
+        let error = Malformed {
+            id,
+            code: INSUFFICIENT_SCOPE,
+            message: format!(
+                "Forbidden: '{tool}' needs the scope{} {}, which the token does not grant",
+                if required.len() == 1 { "" } else { "s" },
+                required.join(", ")
+            ),
+            data: Some(serde_json::json!({
+                "code": crate::codes::INSUFFICIENT_SCOPE,
+                "requiredScopes": required,
+                "missingScopes": principal.scopes().missing(required),
+                "suggestion": format!(
+                    "Ask the authorization server for a token with scope \"{scope}\", or call a command your scopes cover."
+                ),
+            })),
+        };
+        #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
+        let mut response = json_error(StatusCode::FORBIDDEN, &error);
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &self.oauth {
+            let challenge = super::oauth::metadata::challenge(
+                &oauth.verifier.settings.audience,
+                required,
+                Some((
+                    "insufficient_scope",
+                    "the token lacks a scope this tool needs",
+                )),
+            );
+            if let Ok(value) = hyper::header::HeaderValue::from_str(&challenge) {
+                response
+                    .headers_mut()
+                    .insert(hyper::header::WWW_AUTHENTICATE, value);
+            }
+        }
+        if self.audit.is_enabled() {
+            let mut event = AuditEvent::new(Decision::Forbidden, started.elapsed());
+            event.status = Some(403);
+            event.subject = Some(principal.subject().to_owned());
+            event.client_id = principal.client_id().map(str::to_owned);
+            event.method = Some("tools/call".to_owned());
+            event.tool = Some(tool.to_owned());
+            event.command = Some(tool.to_owned());
+            event.error = Some(crate::codes::INSUFFICIENT_SCOPE.to_owned());
+            event.request_id = Some(error.id.to_string());
+            self.audit.record(&event);
+        }
+        response
+    }
+}
+
+/// The protected resource metadata, to anyone (browsers included: it is public).
+#[cfg(feature = "oauth")]
+fn metadata_response(method: &Method, document: &Bytes) -> Response<Body> {
+    if method != Method::GET && method != Method::HEAD && method != Method::OPTIONS {
+        return plain(StatusCode::METHOD_NOT_ALLOWED, "use GET");
+    }
+    let mut response = Response::new(Full::new(document.clone()).boxed());
+    let headers = response.headers_mut();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        hyper::header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        hyper::header::HeaderValue::from_static("*"),
+    );
+    response
+}
+
+/// The resource server's part of the front: the verifier started, the scopes supported
+/// (given, else every scope an exposed command needs) and the metadata document.
+#[cfg(feature = "oauth")]
+fn oauth_front(server: &McpServer, oauth: super::OAuth, path: &str) -> OAuthFront {
+    use super::oauth::{TokenVerifier, metadata};
+    let scopes = oauth.scopes_supported.clone().unwrap_or_else(|| {
+        let dispatcher = server.dispatcher();
+        let mut scopes: Vec<String> = dispatcher
+            .exposed_entries()
+            .flat_map(|entry| dispatcher.required_scopes(entry.def()))
+            .map(str::to_owned)
+            .collect();
+        scopes.sort();
+        scopes.dedup();
+        scopes
+    });
+    let document = metadata::document(&oauth, &scopes, &server.inner.name);
+    let metadata = Bytes::from(serde_json::to_vec(&document).unwrap_or_default());
+    let metadata_paths = [
+        metadata::WELL_KNOWN.to_owned(),
+        format!("{}{}", metadata::WELL_KNOWN, path.trim_end_matches('/')),
+    ];
+    OAuthFront {
+        verifier: TokenVerifier::start(oauth),
+        scopes,
+        metadata,
+        metadata_paths,
+    }
+}
+
+/// The JSON-RPC error code of a call refused for its scopes (in the range the spec leaves
+/// to servers).
+const INSUFFICIENT_SCOPE: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32003);
+
+/// The caller the front put in a request's HTTP parts, which rmcp hands to the handler.
+pub(super) fn principal_of(extensions: &rmcp::model::Extensions) -> Option<Principal> {
+    extensions
+        .get::<hyper::http::request::Parts>()?
+        .extensions
+        .get::<Principal>()
+        .cloned()
+}
+
 impl McpServer {
     /// Binds the streamable HTTP endpoint and serves it on a background task.
     ///
@@ -428,113 +891,135 @@ impl McpServer {
     ///
     /// The address cannot be bound.
     pub async fn bind_http(self, options: HttpOptions) -> std::io::Result<HttpHandle> {
-        let shutdown = CancellationToken::new();
-        let mut config = StreamableHttpServerConfig::default()
-            .with_max_request_body_bytes(MAX_BODY_BYTES)
-            .with_allowed_origins(options.allowed_origins.clone())
-            .enforce_origin_validation()
-            .with_legacy_session_mode(options.sessions)
-            .with_cancellation_token(shutdown.child_token());
-        if let Some(hosts) = &options.allowed_hosts {
-            config = config.with_allowed_hosts(hosts.clone());
-        }
         let server = self.for_http();
-        let mut manager = LocalSessionManager::default();
-        manager.session_config.keep_alive = Some(options.session_idle_timeout);
-        let manager = Arc::new(manager);
-        let gate = options.sessions.then(|| {
-            Arc::new(SessionGate {
-                manager: manager.clone(),
-                max: options.max_sessions,
-                idle_timeout: options.session_idle_timeout,
-                opening: tokio::sync::Mutex::new(()),
-            })
-        });
-        let service = StreamableHttpService::new(
-            // A clone per HTTP session: each has its own transport session.
-            move || Ok(server.clone()),
-            manager,
-            config,
-        );
-        let listener = TcpListener::bind(options.addr).await?;
-        let local_addr = listener.local_addr()?;
-        tracing::info!(%local_addr, path = %options.path, "serving MCP over streamable HTTP");
-        let token = options.bearer_token.clone().map(Arc::<str>::from);
-        let path: Arc<str> = Arc::from(options.path.as_str());
-        let body_timeout = options.body_timeout;
-        let stop = shutdown.clone();
-        let task = tokio::spawn(async move {
-            loop {
-                let (stream, _) = tokio::select! {
-                    () = stop.cancelled() => break,
-                    accepted = listener.accept() => match accepted {
-                        Ok(accepted) => accepted,
-                        Err(error) => {
-                            tracing::warn!(%error, "accept failed");
-                            continue;
-                        }
-                    },
-                };
-                let service = service.clone();
-                let token = token.clone();
-                let path = path.clone();
-                let gate = gate.clone();
-                let stop = stop.clone();
-                tokio::spawn(async move {
-                    let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
-                        let mut service = service.clone();
-                        let token = token.clone();
-                        let path = path.clone();
-                        let gate = gate.clone();
-                        async move {
-                            if request.uri().path() != &*path {
-                                return Ok::<_, Infallible>(plain(
-                                    StatusCode::NOT_FOUND,
-                                    "not found",
-                                ));
-                            }
-                            if let Some(token) = &token
-                                && !authorised(&request, token)
-                            {
-                                let mut response =
-                                    plain(StatusCode::UNAUTHORIZED, "a bearer token is required");
-                                response.headers_mut().insert(
-                                    hyper::header::WWW_AUTHENTICATE,
-                                    hyper::header::HeaderValue::from_static("Bearer"),
-                                );
-                                return Ok(response);
-                            }
-                            if request.method() == Method::POST && json_content(&request) {
-                                return Ok(
-                                    post(request, service, body_timeout, gate.as_deref()).await
-                                );
-                            }
-                            service.call(request).await
-                        }
-                    });
-                    let builder =
-                        hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-                    let connection =
-                        builder.serve_connection_with_upgrades(TokioIo::new(stream), handler);
-                    tokio::select! {
-                        result = connection => {
-                            if let Err(error) = result {
-                                tracing::debug!(%error, "connection ended with an error");
-                            }
-                        }
-                        () = stop.cancelled() => {}
-                    }
-                });
-            }
-        });
-        Ok(HttpHandle {
-            local_addr,
-            path: options.path,
-            shutdown,
-            task,
-        })
+        let connections = server.clone();
+        // A clone per HTTP session: each has its own transport session.
+        serve(server, move || connections.clone(), options).await
     }
 
+    /// Binds the streamable HTTP endpoint for another handler over this server's catalog (a
+    /// gateway that wraps it), made afresh for each HTTP session by `connection`, with the
+    /// same checks in front: `Host` and `Origin`, the token (this server's audit trail, and
+    /// the scopes its commands need), the session bound.
+    ///
+    /// # Errors
+    ///
+    /// The address cannot be bound.
+    pub async fn bind_http_with<S, F>(
+        self,
+        connection: F,
+        options: HttpOptions,
+    ) -> std::io::Result<HttpHandle>
+    where
+        S: ServerHandler + Send + 'static,
+        F: Fn() -> S + Send + Sync + 'static,
+    {
+        serve(self.for_http(), connection, options).await
+    }
+}
+
+/// Serves `connection`'s handlers over streamable HTTP, behind the front's checks; `server`
+/// says what callers may call and keeps the audit trail.
+async fn serve<S, F>(
+    server: McpServer,
+    connection: F,
+    options: HttpOptions,
+) -> std::io::Result<HttpHandle>
+where
+    S: ServerHandler + Send + 'static,
+    F: Fn() -> S + Send + Sync + 'static,
+{
+    let shutdown = CancellationToken::new();
+    let mut config = StreamableHttpServerConfig::default()
+        .with_max_request_body_bytes(MAX_BODY_BYTES)
+        .with_allowed_origins(options.allowed_origins.clone())
+        .enforce_origin_validation()
+        .with_legacy_session_mode(options.sessions)
+        .with_cancellation_token(shutdown.child_token());
+    if let Some(hosts) = &options.allowed_hosts {
+        config = config.with_allowed_hosts(hosts.clone());
+    }
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(options.session_idle_timeout);
+    let manager = Arc::new(manager);
+    let gate = options.sessions.then(|| {
+        Arc::new(SessionGate {
+            manager: manager.clone(),
+            max: options.max_sessions,
+            idle_timeout: options.session_idle_timeout,
+            opening: tokio::sync::Mutex::new(()),
+        })
+    });
+    let service = StreamableHttpService::new(move || Ok(connection()), manager, config);
+    let listener = TcpListener::bind(options.addr).await?;
+    let local_addr = listener.local_addr()?;
+    tracing::info!(%local_addr, path = %options.path, "serving MCP over streamable HTTP");
+    #[cfg(feature = "oauth")]
+    let oauth = options
+        .oauth
+        .clone()
+        .map(|oauth| oauth_front(&server, oauth, &options.path));
+    let front = Arc::new(Front {
+        service,
+        path: Arc::from(options.path.as_str()),
+        token: options.bearer_token.clone().map(Arc::<str>::from),
+        body_timeout: options.body_timeout,
+        gate,
+        audit: server.inner.audit.clone(),
+        server,
+        owners: Mutex::default(),
+        #[cfg(feature = "oauth")]
+        oauth,
+    });
+    let stop = shutdown.clone();
+    let task = tokio::spawn(async move {
+        loop {
+            let (stream, _) = tokio::select! {
+                () = stop.cancelled() => break,
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        tracing::warn!(%error, "accept failed");
+                        continue;
+                    }
+                },
+            };
+            // An answer written in more than one segment must not wait for the client's
+            // delayed acknowledgement (Nagle's algorithm): 40 ms a call on a kept-alive
+            // connection.
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!(%error, "could not set TCP_NODELAY");
+            }
+            let front = front.clone();
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
+                    let front = front.clone();
+                    async move { Ok::<_, Infallible>(front.handle(request).await) }
+                });
+                let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+                let connection =
+                    builder.serve_connection_with_upgrades(TokioIo::new(stream), handler);
+                tokio::select! {
+                    result = connection => {
+                        if let Err(error) = result {
+                            tracing::debug!(%error, "connection ended with an error");
+                        }
+                    }
+                    () = stop.cancelled() => {}
+                }
+            });
+        }
+    });
+    Ok(HttpHandle {
+        local_addr,
+        path: options.path,
+        shutdown,
+        task,
+    })
+}
+
+impl McpServer {
     /// Serves streamable HTTP on `addr` (at `/mcp`, origins limited to localhost) until the
     /// process ends.
     ///

@@ -36,6 +36,8 @@ mod handler;
 #[cfg(feature = "http")]
 mod http;
 mod listing;
+#[cfg(feature = "oauth")]
+mod oauth;
 mod progress;
 mod prompts;
 mod resources;
@@ -47,6 +49,8 @@ mod tools;
 pub use builder::{BuildError, McpServerBuilder};
 #[cfg(feature = "http")]
 pub use http::{HttpHandle, HttpOptions};
+#[cfg(feature = "oauth")]
+pub use oauth::{AUDIENCE_ENV, ISSUER_ENV, OAuth, TokenRejection, TokenVerifier};
 pub use progress::Progress;
 pub use resources::{CATALOG_URI, CATEGORIES_PREFIX, COMMANDS_PREFIX};
 pub use server::McpServer;

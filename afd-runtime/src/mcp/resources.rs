@@ -194,7 +194,7 @@ async fn command(dispatcher: &Dispatcher, uri: &str, name: &str) -> Result<Value
         format!("no command named '{name}' ({uri})"),
         Some(json!({
             "suggestion": entry["error"]["suggestion"],
-            "suggestions": dispatcher.registry().suggest(name, 3),
+            "suggestions": dispatcher.suggest(name, 3),
         })),
     ))
 }

@@ -3,13 +3,16 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::Tool;
 
 use super::client::LevelCell;
+use super::listing;
 use super::strategy::Strategy;
 use super::tools::{Rendering, Route};
+use crate::audit::Audit;
+use crate::auth::{Principal, Scopes};
 use crate::command_context::CommandContext;
 use crate::contexts::Sessions;
 use crate::dispatch::Dispatcher;
@@ -39,6 +42,65 @@ pub(super) struct Inner {
     pub(super) session_tools: bool,
     /// How command tools are rendered (also those a session activates later).
     pub(super) rendering: Rendering,
+    /// The hybrid strategy's eager commands, as the builder was given them.
+    pub(super) eager: Vec<&'static str>,
+    /// The optional tools of the listing.
+    pub(super) options: listing::Options,
+    /// Whether the instructions were the app's own rather than generated from the catalog.
+    pub(super) custom_instructions: bool,
+    /// The server as seen by callers granted each scope set, made on first use.
+    pub(super) views: Mutex<HashMap<Scopes, Arc<Inner>>>,
+    /// Where decisions are recorded.
+    pub(super) audit: Arc<Audit>,
+}
+
+/// How many scope sets keep a view of the server at once; past it, they are made afresh.
+const MAX_VIEWS: usize = 256;
+
+impl Inner {
+    /// What a caller granted `granted` sees: the catalog its scopes cover, listed,
+    /// routed and described as if the rest did not exist.
+    fn view(&self, granted: &Scopes) -> Inner {
+        let dispatcher = self.dispatcher.for_scopes(granted);
+        let eager: Vec<&'static str> = self
+            .eager
+            .iter()
+            .copied()
+            .filter(|name| dispatcher.is_exposed(name))
+            .collect();
+        let listed = listing::listing(&dispatcher, self.strategy, &eager, self.options);
+        let mut routes = HashMap::with_capacity(listed.len());
+        let mut tools = Vec::with_capacity(listed.len());
+        for (tool, route) in listed {
+            routes.insert(tool.name.to_string(), route);
+            tools.push(tool);
+        }
+        let instructions = if self.custom_instructions {
+            self.instructions.clone()
+        } else {
+            super::builder::instructions(&dispatcher, self.strategy)
+        };
+        Inner {
+            dispatcher,
+            resources: self.resources.clone(),
+            prompts: self.prompts.clone(),
+            strategy: self.strategy,
+            name: self.name.clone(),
+            version: self.version.clone(),
+            tools,
+            routes,
+            context: self.context.clone(),
+            page_size: self.page_size,
+            instructions,
+            session_tools: self.session_tools,
+            rendering: self.rendering,
+            eager,
+            options: self.options,
+            custom_instructions: self.custom_instructions,
+            views: Mutex::default(),
+            audit: self.audit.clone(),
+        }
+    }
 }
 
 /// How a connection reaches the server: a stream (stdio, a duplex pipe) is one client for
@@ -138,6 +200,68 @@ impl McpServer {
             inner: self.inner.clone(),
             connection: other.connection.clone(),
         }
+    }
+
+    /// This server as a caller granted `granted` sees it, on this connection: tools,
+    /// search, descriptions and catalog resources of the commands its scopes cover only
+    /// (see [`Dispatcher::for_scopes`]). Made once per scope set and shared.
+    #[must_use]
+    pub fn for_scopes(&self, granted: &Scopes) -> McpServer {
+        let inner = {
+            let mut views = self
+                .inner
+                .views
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            match views.get(granted) {
+                Some(inner) => inner.clone(),
+                None => {
+                    if views.len() >= MAX_VIEWS {
+                        views.clear();
+                    }
+                    let inner = Arc::new(self.inner.view(granted));
+                    views.insert(granted.clone(), inner.clone());
+                    inner
+                }
+            }
+        };
+        McpServer {
+            inner,
+            connection: self.connection.clone(),
+        }
+    }
+
+    /// This server as `principal` sees it: [`for_scopes`](McpServer::for_scopes) of its
+    /// scopes, or the whole server without a principal.
+    pub(super) fn seen_by(&self, principal: Option<&Principal>) -> McpServer {
+        match principal {
+            Some(principal) => self.for_scopes(principal.scopes()),
+            None => McpServer {
+                inner: self.inner.clone(),
+                connection: self.connection.clone(),
+            },
+        }
+    }
+
+    /// The scopes a call of the tool `name` needs that `granted` lacks, where `name` is a
+    /// command this server exposes and `granted` does not cover (a direct `tools/call` a
+    /// caller must be refused with `insufficient_scope`); `None` otherwise.
+    pub fn missing_scopes(&self, granted: &Scopes, name: &str) -> Option<Vec<String>> {
+        let dispatcher = &self.inner.dispatcher;
+        let entry = dispatcher.registry().get(name)?;
+        if !dispatcher.is_exposed(entry.name()) {
+            return None;
+        }
+        let required = dispatcher.required_scopes(entry.def());
+        if granted.covers_all(&required) {
+            return None;
+        }
+        Some(required.into_iter().map(str::to_owned).collect())
+    }
+
+    /// Where this server records its decisions.
+    pub fn audit(&self) -> &Audit {
+        &self.inner.audit
     }
 
     /// The strategy in force (after the environment override).

@@ -340,6 +340,8 @@ impl McpServer {
                 peer: &peer,
                 // The front takes calls only on a protocol that keeps sessions.
                 legacy: true,
+                principal: None,
+                request_id: Some(id.to_string()),
             };
             let called = AssertUnwindSafe(self.run_tool_call(call))
                 .catch_unwind()

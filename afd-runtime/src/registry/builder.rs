@@ -180,6 +180,15 @@ impl RegistryBuilder {
         self
     }
 
+    /// Adds every category declared with `category!` in the linked crates (their
+    /// descriptions and default scopes), for a registry whose commands are registered
+    /// explicitly.
+    #[must_use]
+    pub fn with_inventory_categories(mut self) -> Self {
+        self.categories.extend(inventory::iter::<CategoryDef>);
+        self
+    }
+
     /// Adds every command registered with `#[command]`, every category declared with
     /// `category!` and every context declared with `context!` in the linked crates.
     #[must_use]
@@ -242,16 +251,19 @@ impl RegistryBuilder {
             }
         }
 
-        let mut descriptions: HashMap<&'static str, &'static str> = HashMap::new();
+        let mut descriptions: HashMap<&'static str, &'static CategoryDef> = HashMap::new();
         for category in &self.categories {
             match descriptions.get(category.name()) {
-                Some(existing) if *existing != category.description() => {
+                Some(existing)
+                    if existing.description() != category.description()
+                        || existing.scopes() != category.scopes() =>
+                {
                     problems.push(Problem::ConflictingCategory {
                         name: category.name(),
                     });
                 }
                 _ => {
-                    descriptions.insert(category.name(), category.description());
+                    descriptions.insert(category.name(), category);
                 }
             }
         }

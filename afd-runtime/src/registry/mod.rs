@@ -58,12 +58,25 @@ inventory::collect!(Registration);
 pub struct CategoryDef {
     name: &'static str,
     description: &'static str,
+    scopes: &'static [&'static str],
 }
 
 impl CategoryDef {
     /// A category description.
     pub const fn new(name: &'static str, description: &'static str) -> Self {
-        CategoryDef { name, description }
+        CategoryDef {
+            name,
+            description,
+            scopes: &[],
+        }
+    }
+
+    /// Sets the OAuth scopes a caller needs for the category's commands that declare
+    /// none of their own.
+    #[must_use]
+    pub const fn with_scopes(mut self, scopes: &'static [&'static str]) -> Self {
+        self.scopes = scopes;
+        self
     }
 
     /// The category's name.
@@ -75,20 +88,43 @@ impl CategoryDef {
     pub const fn description(&self) -> &'static str {
         self.description
     }
+
+    /// The scopes its commands need by default (empty: none).
+    pub const fn scopes(&self) -> &'static [&'static str] {
+        self.scopes
+    }
 }
 
 inventory::collect!(CategoryDef);
 
-/// Declares what a category holds; agents see it when they browse the catalog.
+/// Declares what a category holds; agents see it when they browse the catalog. With
+/// `scopes(...)`, the OAuth scopes a caller needs for the category's commands that declare
+/// none of their own (see [`auth`](crate::auth)); each is checked at compile time.
 ///
 /// ```
 /// afd_runtime::category!("todo", "Todo items: create, list, complete and delete them.");
+/// afd_runtime::category!("refund", "Refunds: request, approve and list them.", scopes("refunds:read"));
+/// ```
+///
+/// ```compile_fail
+/// afd_runtime::category!("billing", "Invoices and refunds.", scopes("two words"));
 /// ```
 #[macro_export]
 macro_rules! category {
     ($name:literal, $description:literal $(,)?) => {
         $crate::__private::inventory::submit! {
             $crate::CategoryDef::new($name, $description)
+        }
+    };
+    ($name:literal, $description:literal, scopes($($scope:literal),+ $(,)?) $(,)?) => {
+        const _: () = {
+            $(::core::assert!(
+                $crate::auth::is_scope_token($scope),
+                "a scope is one OAuth scope token: no spaces, quotes or backslashes"
+            );)+
+        };
+        $crate::__private::inventory::submit! {
+            $crate::CategoryDef::new($name, $description).with_scopes(&[$($scope),+])
         }
     };
 }
@@ -248,7 +284,7 @@ pub struct Registry {
     entries: Vec<CommandEntry>,
     names: HashMap<&'static str, (usize, NameKind)>,
     categories: BTreeMap<&'static str, Vec<usize>>,
-    descriptions: HashMap<&'static str, &'static str>,
+    descriptions: HashMap<&'static str, &'static CategoryDef>,
     tags: BTreeMap<&'static str, Vec<usize>>,
 }
 
@@ -322,7 +358,17 @@ impl Registry {
 
     /// The `COMMAND_NOT_FOUND` error for `name`, with up to three similar names.
     pub fn not_found(&self, name: &str) -> CommandError {
-        let similar = self.suggest(name, MAX_SUGGESTIONS);
+        self.not_found_among(name, self.entries.iter().map(CommandEntry::name))
+    }
+
+    /// The `COMMAND_NOT_FOUND` error for `name`, with up to three similar names among
+    /// `candidates`.
+    pub(crate) fn not_found_among(
+        &self,
+        name: &str,
+        candidates: impl IntoIterator<Item = &'static str>,
+    ) -> CommandError {
+        let similar = find_similar(name, candidates, MAX_SUGGESTIONS);
         CommandError::new(
             codes::COMMAND_NOT_FOUND,
             format!("No command named '{name}'"),
@@ -389,7 +435,18 @@ impl Registry {
 
     /// The declared description of a category.
     pub fn category_description(&self, category: &str) -> Option<&'static str> {
-        self.descriptions.get(category).copied()
+        self.descriptions.get(category).map(|def| def.description())
+    }
+
+    /// The scopes a caller needs for a command: those it declares, else its category's
+    /// default (`category!(..., scopes(...))`), else none.
+    pub fn required_scopes(&self, def: &CommandDef) -> &'static [&'static str] {
+        if !def.scopes().is_empty() {
+            return def.scopes();
+        }
+        self.descriptions
+            .get(def.category())
+            .map_or(&[], |category| category.scopes())
     }
 
     /// Every tag with its command count, sorted.

@@ -56,18 +56,33 @@ impl SearchIndex {
         limit: usize,
         tie_break: impl Fn(usize) -> f32,
     ) -> Vec<Hit> {
+        self.search_where(query, limit, tie_break, |_| true)
+    }
+
+    /// As [`search_with`](Self::search_with), over the documents `keep` accepts only: the
+    /// best `limit` of those, scored as in the whole index (how one caller searches the
+    /// part of a catalog its scopes cover).
+    pub fn search_where(
+        &self,
+        query: &str,
+        limit: usize,
+        tie_break: impl Fn(usize) -> f32,
+        keep: impl Fn(usize) -> bool,
+    ) -> Vec<Hit> {
         if limit == 0 || self.n_docs == 0 {
             return Vec::new();
         }
         let parsed = query::parse(self, query);
         #[cfg(feature = "semantic")]
-        if let Some(hits) = super::semantic::fuse::search(self, query, &parsed, limit, &tie_break) {
+        if let Some(hits) =
+            super::semantic::fuse::search(self, query, &parsed, limit, &tie_break, &keep)
+        {
             return hits;
         }
         if parsed.concepts.is_empty() {
             return Vec::new();
         }
-        rank(self, &parsed, limit, &tie_break)
+        rank(self, &parsed, limit, &tie_break, &keep)
     }
 }
 
@@ -121,11 +136,19 @@ pub(super) fn rank(
     query: &Query,
     limit: usize,
     tie_break: &impl Fn(usize) -> f32,
+    keep: &impl Fn(usize) -> bool,
 ) -> Vec<Hit> {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => run(index, query, limit, tie_break, &mut scratch),
+        Ok(mut scratch) => run(index, query, limit, tie_break, keep, &mut scratch),
         // Re-entered from `tie_break`: use fresh memory rather than fail.
-        Err(_) => run(index, query, limit, tie_break, &mut Scratch::default()),
+        Err(_) => run(
+            index,
+            query,
+            limit,
+            tie_break,
+            keep,
+            &mut Scratch::default(),
+        ),
     })
 }
 
@@ -134,12 +157,14 @@ fn run(
     query: &Query,
     limit: usize,
     tie_break: &impl Fn(usize) -> f32,
+    keep: &impl Fn(usize) -> bool,
     s: &mut Scratch,
 ) -> Vec<Hit> {
     s.reset(index.n_docs);
     let total_cover = sum_concepts(index, query, s);
     add_bigram_bonus(index, query, s);
     lower_bounds(index, query, total_cover.max(f32::MIN_POSITIVE), s);
+    s.ranked.retain(|&(_, _, doc)| keep(doc as usize));
     drop_hopeless(limit, s);
     for entry in &mut s.ranked {
         let d = entry.2 as usize;

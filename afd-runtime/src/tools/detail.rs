@@ -74,8 +74,8 @@ pub(crate) async fn detail(dispatcher: &Dispatcher, input: Value) -> CommandResu
         .collect();
     let described: Vec<&str> = names
         .iter()
-        .filter_map(|name| dispatcher.registry().get(name))
-        .map(|entry| entry.name())
+        .filter_map(|name| dispatcher.lookup(name))
+        .map(|resolved| resolved.entry.name())
         .collect();
     dispatcher
         .usage()
@@ -113,8 +113,8 @@ pub(crate) async fn detail(dispatcher: &Dispatcher, input: Value) -> CommandResu
 }
 
 fn detail_entry(dispatcher: &Dispatcher, name: &str) -> Value {
-    let Some(entry) = dispatcher.registry().get(name) else {
-        let similar = dispatcher.registry().suggest(name, 3);
+    let Some(entry) = dispatcher.lookup(name).map(|resolved| resolved.entry) else {
+        let similar = dispatcher.suggest(name, 3);
         return json!({
             "name": name,
             "found": false,
@@ -145,6 +145,10 @@ fn detail_entry(dispatcher: &Dispatcher, name: &str) -> Value {
         object.insert("destructive".into(), json!(false));
     }
     object.insert("risk".into(), json!(def.risk().as_str()));
+    let scopes = dispatcher.required_scopes(def);
+    if !scopes.is_empty() {
+        object.insert("scopes".into(), json!(scopes));
+    }
     insert_facts(&mut object, def);
     let usage = dispatcher.usage();
     let callable = |suggestion: &Suggestion| dispatcher.is_exposed(&suggestion.command);

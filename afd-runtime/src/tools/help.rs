@@ -211,9 +211,9 @@ pub(crate) fn docs(dispatcher: &Dispatcher, input: Value) -> CommandResult<Value
         Err(error) => return CommandResult::failure(error),
     };
     let entries: Vec<&CommandEntry> = match &input.command {
-        Some(name) => match dispatcher.registry().get(name) {
-            Some(entry) => vec![entry],
-            None => return CommandResult::failure(dispatcher.registry().not_found(name)),
+        Some(name) => match dispatcher.lookup(name) {
+            Some(resolved) => vec![resolved.entry],
+            None => return CommandResult::failure(dispatcher.not_found(name)),
         },
         None => match selected(dispatcher, input.category.as_deref()) {
             Ok(entries) => entries,
@@ -247,9 +247,9 @@ pub(crate) fn schema(dispatcher: &Dispatcher, input: Value) -> CommandResult<Val
             };
             let mut found = Vec::with_capacity(names.len());
             for name in &names {
-                match dispatcher.registry().get(name) {
-                    Some(entry) => found.push(entry),
-                    None => return CommandResult::failure(dispatcher.registry().not_found(name)),
+                match dispatcher.lookup(name) {
+                    Some(resolved) => found.push(resolved.entry),
+                    None => return CommandResult::failure(dispatcher.not_found(name)),
                 }
             }
             found

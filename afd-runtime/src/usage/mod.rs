@@ -35,7 +35,7 @@
 
 mod model;
 #[cfg(feature = "postgres")]
-mod postgres;
+pub(crate) mod postgres;
 #[cfg(feature = "usage-sqlite")]
 mod sqlite;
 #[cfg(any(feature = "usage-sqlite", feature = "postgres"))]

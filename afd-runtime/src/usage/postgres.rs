@@ -94,7 +94,7 @@ INSERT INTO afd_usage_version (version) VALUES (0) ON CONFLICT DO NOTHING;
 
 /// Why the store could not be opened.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum OpenError {
+pub(crate) enum OpenError {
     #[error("cannot start a tokio runtime: {0}")]
     Runtime(#[from] std::io::Error),
     #[error("{0}")]
@@ -118,7 +118,7 @@ fn to_u64(count: i64) -> u64 {
 /// Where the store connects and how: the URL as tokio-postgres reads it, and the TLS its
 /// `sslmode` asks for (made once, when the store opens).
 #[derive(Clone)]
-pub(super) struct Endpoint {
+pub(crate) struct Endpoint {
     url: String,
     #[cfg(feature = "postgres-tls")]
     tls: Option<MakeRustlsConnect>,
@@ -136,7 +136,7 @@ impl Endpoint {
     ///   and it names the host;
     /// - `sslrootcert` without `sslmode`: `verify-full`; `sslrootcert=system`: the system's
     ///   roots.
-    pub(super) fn parse(url: &str) -> Result<Endpoint, OpenError> {
+    pub(crate) fn parse(url: &str) -> Result<Endpoint, OpenError> {
         let verify = verification(url)?;
         let (url, _) = take_url_param(url, "sslmode");
         let (url, _) = take_url_param(&url, "sslrootcert");
@@ -166,7 +166,7 @@ impl Endpoint {
         }
     }
 
-    async fn connect(&self) -> Result<Client, OpenError> {
+    pub(crate) async fn connect(&self) -> Result<Client, OpenError> {
         #[cfg(feature = "postgres-tls")]
         if let Some(tls) = &self.tls {
             return connect_with(&self.url, tls.clone()).await;

@@ -118,7 +118,12 @@ pub struct CartRef {
 }
 
 /// Get a user's cart with line totals, stock and subtotal.
-#[command(contexts("storefront"), tags("read"), errors("NOT_FOUND"))]
+#[command(
+    scopes("shop:read"),
+    contexts("storefront"),
+    tags("read"),
+    errors("NOT_FOUND")
+)]
 pub fn cart_get(input: CartRef, ctx: &CommandContext) -> Result<Cart, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     user::require_user(&conn, input.user_id)?;
@@ -147,6 +152,7 @@ pub struct AddItem {
 
 /// Add a product to a user's cart. Units add to any already there.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("mutation"),
     mutation,
@@ -198,6 +204,7 @@ pub struct UpdateItem {
 
 /// Set how many units of a product a user's cart holds.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("mutation"),
     mutation,
@@ -232,6 +239,7 @@ pub struct ItemRef {
 
 /// Take a product out of a user's cart.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("mutation"),
     mutation,
@@ -262,6 +270,7 @@ pub struct Emptied {
 
 /// Empty a user's cart.
 #[command(
+    scopes("shop:admin"),
     contexts("storefront"),
     tags("mutation", "destructive"),
     mutation,
@@ -299,6 +308,7 @@ pub struct Checkout {
 
 /// Turn a user's cart into a pending order and empty the cart.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("mutation"),
     mutation,

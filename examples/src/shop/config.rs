@@ -81,6 +81,7 @@ pub struct ConfigKey {
 
 /// Get one configuration value with its default.
 #[command(
+    scopes("shop:admin"),
     contexts("back-office", "audit"),
     tags("config", "read"),
     errors("NOT_FOUND")
@@ -108,7 +109,11 @@ pub struct ConfigList {
 }
 
 /// List configuration values. Filter by key prefix, or to values changed from default.
-#[command(contexts("back-office", "audit"), tags("config", "read"))]
+#[command(
+    scopes("shop:admin"),
+    contexts("back-office", "audit"),
+    tags("config", "read")
+)]
 pub fn config_list(input: ListConfig, ctx: &CommandContext) -> Result<ConfigList, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let entries = every_entry(&conn)?
@@ -182,6 +187,7 @@ fn article(kind: &str) -> &'static str {
 
 /// Set a configuration value. It must have the same JSON type as the default.
 #[command(
+    scopes("shop:admin"),
     contexts("back-office"),
     tags("config", "mutation"),
     mutation,
@@ -198,6 +204,7 @@ pub fn config_set(input: SetConfig, ctx: &CommandContext) -> Result<ConfigEntry,
 
 /// Put one configuration value back to its default.
 #[command(
+    scopes("shop:admin"),
     contexts("back-office"),
     tags("config", "mutation"),
     mutation,
@@ -226,6 +233,7 @@ pub struct ConfigReset {
 
 /// Reset server configuration. Every value goes back to its default.
 #[command(
+    scopes("shop:admin"),
     contexts("back-office"),
     tags("config", "admin", "mutation", "destructive"),
     mutation,

@@ -167,6 +167,7 @@ fn check_percent(kind: CouponKind, value: i64) -> Result<(), CommandError> {
 
 /// Create a discount coupon.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("crud", "billing", "mutation"),
     mutation,
@@ -211,6 +212,7 @@ pub struct CouponCode {
 
 /// Get a coupon by code.
 #[command(
+    scopes("shop:read"),
     contexts("storefront"),
     tags("crud", "billing", "read"),
     errors("NOT_FOUND")
@@ -230,7 +232,11 @@ pub struct ListCoupons {
 }
 
 /// List coupons, optionally only those usable today.
-#[command(contexts("storefront"), tags("crud", "billing", "read"))]
+#[command(
+    scopes("shop:read"),
+    contexts("storefront"),
+    tags("crud", "billing", "read")
+)]
 pub fn coupon_list(input: ListCoupons, ctx: &CommandContext) -> Result<Page<Coupon>, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let inner = format!("SELECT * FROM ({COUPON_SELECT}) WHERE (?1 IS NULL OR usable = ?1)");
@@ -268,6 +274,7 @@ pub struct UpdateCoupon {
 
 /// Change a coupon's usage cap, expiry or minimum subtotal.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("crud", "billing", "mutation"),
     mutation,
@@ -327,7 +334,7 @@ pub struct CouponCheck {
 }
 
 /// Check a coupon against a subtotal without using it. Returns whether it applies and its discount.
-#[command(contexts("storefront"), tags("billing", "read"))]
+#[command(scopes("shop:read"), contexts("storefront"), tags("billing", "read"))]
 pub fn coupon_validate(
     input: ValidateCoupon,
     ctx: &CommandContext,
@@ -351,6 +358,7 @@ pub fn coupon_validate(
 
 /// Switch a coupon off so it can no longer be used. Past orders keep their discount.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("billing", "mutation"),
     mutation,
@@ -380,6 +388,7 @@ pub struct CouponDeleted {
 
 /// Delete a coupon that was never used. Used coupons can only be switched off.
 #[command(
+    scopes("shop:admin"),
     contexts("storefront"),
     tags("crud", "billing", "mutation", "destructive"),
     mutation,

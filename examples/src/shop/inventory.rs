@@ -92,6 +92,7 @@ pub struct ProductRef {
 
 /// Get the stock of one product: on hand, reserved, available.
 #[command(
+    scopes("shop:read"),
     contexts("fulfilment", "audit"),
     tags("inventory", "read"),
     errors("NOT_FOUND")
@@ -115,7 +116,11 @@ pub struct ListStock {
 }
 
 /// List stock levels, the scarcest first. Optionally only products that need restocking.
-#[command(contexts("fulfilment", "audit"), tags("inventory", "read"))]
+#[command(
+    scopes("shop:read"),
+    contexts("fulfilment", "audit"),
+    tags("inventory", "read")
+)]
 pub fn inventory_list(
     input: ListStock,
     ctx: &CommandContext,
@@ -176,6 +181,7 @@ pub struct AdjustStock {
 
 /// Correct on-hand stock up or down, recording why. Reserved units cannot be taken away.
 #[command(
+    scopes("shop:write"),
     contexts("fulfilment"),
     tags("inventory", "mutation"),
     mutation,
@@ -230,6 +236,7 @@ pub struct Restock {
 
 /// Add received units to a product's stock.
 #[command(
+    scopes("shop:write"),
     contexts("fulfilment"),
     tags("inventory", "mutation"),
     mutation,
@@ -263,6 +270,7 @@ pub struct SetReorderLevel {
 
 /// Set a product's reorder level. At or below it, stock counts as low.
 #[command(
+    scopes("shop:write"),
     contexts("fulfilment"),
     tags("inventory", "mutation"),
     mutation,
@@ -318,7 +326,11 @@ pub struct ListMovements {
 }
 
 /// List stock movements: restocks, shipments, returns and corrections.
-#[command(contexts("fulfilment", "audit"), tags("inventory", "read"))]
+#[command(
+    scopes("shop:read"),
+    contexts("fulfilment", "audit"),
+    tags("inventory", "read")
+)]
 pub fn inventory_movement_list(
     input: ListMovements,
     ctx: &CommandContext,

@@ -91,6 +91,7 @@ pub struct OrderRef {
 
 /// Get the invoice of an order. Lines, totals, amount paid and balance due, with seller and customer.
 #[command(
+    scopes("shop:read"),
     contexts("billing", "audit"),
     tags("billing", "read"),
     errors("NOT_FOUND")
@@ -177,7 +178,11 @@ pub struct ListInvoices {
 }
 
 /// List invoices by customer or state, newest first. Status open finds unpaid ones.
-#[command(contexts("billing", "audit"), tags("billing", "read"))]
+#[command(
+    scopes("shop:read"),
+    contexts("billing", "audit"),
+    tags("billing", "read")
+)]
 pub fn invoice_list(
     input: ListInvoices,
     ctx: &CommandContext,

@@ -1,6 +1,6 @@
 //! A realistic shop server's command library: users, orders, payments, products, inventory,
 //! subscriptions, shipping, reviews, coupons, carts, configuration, reports and invoices,
-//! as `#[command]` functions over a SQLite store.
+//! as `#[command(scopes("shop:read"))]` functions over a SQLite store.
 //!
 //! The store reaches the handlers as context state: [`context`]`(ShopStore::in_memory()?)`.
 //! Every shop command is in [`COMMANDS`] (and its name in [`COMMAND_NAMES`]), so a server can

@@ -347,6 +347,7 @@ pub struct CreateOrder {
 
 /// Create a new order. The stock is reserved and the order waits for payment.
 #[command(
+    scopes("shop:write"),
     contexts("fulfilment"),
     tags("crud", "mutation"),
     mutation,
@@ -409,7 +410,11 @@ pub struct ListOrders {
 
 /// List orders with filters. Filter by customer, status, minimum total and days placed;
 /// newest first, paginated.
-#[command(contexts("fulfilment", "audit"), tags("crud", "read"))]
+#[command(
+    scopes("shop:read"),
+    contexts("fulfilment", "audit"),
+    tags("crud", "read")
+)]
 pub fn order_list(input: ListOrders, ctx: &CommandContext) -> Result<Page<Order>, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let filter = "(?1 IS NULL OR user_id = ?1) AND (?2 IS NULL OR status = ?2)
@@ -475,6 +480,7 @@ pub struct CancelledOrder {
 /// Cancel a pending order. Its reserved stock goes back on sale, payment authorizations are
 /// released and the coupon can be used again.
 #[command(
+    scopes("shop:admin"),
     contexts("returns"),
     tags("crud", "mutation", "destructive"),
     mutation,

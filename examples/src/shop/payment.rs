@@ -152,6 +152,7 @@ pub struct AuthorizePayment {
 
 /// Authorize a payment for a pending order. The funds are held until captured or voided.
 #[command(
+    scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
     mutation,
@@ -212,6 +213,7 @@ pub struct Captured {
 
 /// Capture an authorized payment. The order becomes paid once its total is captured.
 #[command(
+    scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
     mutation,
@@ -247,6 +249,7 @@ pub fn payment_capture(input: PaymentId, ctx: &CommandContext) -> Result<Capture
 
 /// Void an authorized payment, releasing the held funds. A voided payment cannot be captured.
 #[command(
+    scopes("shop:admin"),
     contexts("billing", "returns"),
     tags("billing", "mutation", "destructive"),
     mutation,
@@ -308,6 +311,7 @@ pub struct Refunded {
 /// Refund a captured payment in full or in part. A fully refunded order is closed and its
 /// unshipped stock released.
 #[command(
+    scopes("shop:admin"),
     contexts("billing", "returns"),
     tags("billing", "mutation", "destructive"),
     mutation,
@@ -400,6 +404,7 @@ pub struct PaymentDetail {
 
 /// Get a payment and its refunds.
 #[command(
+    scopes("shop:read"),
     contexts("billing", "audit"),
     tags("billing", "read"),
     errors("NOT_FOUND")
@@ -432,7 +437,11 @@ pub struct ListPayments {
 }
 
 /// List payments by order, status or method, newest first.
-#[command(contexts("billing", "audit"), tags("billing", "read"))]
+#[command(
+    scopes("shop:read"),
+    contexts("billing", "audit"),
+    tags("billing", "read")
+)]
 pub fn payment_list(
     input: ListPayments,
     ctx: &CommandContext,
@@ -477,7 +486,11 @@ pub struct ListRefunds {
 }
 
 /// List refunds by payment or order, newest first.
-#[command(contexts("billing", "audit"), tags("billing", "read"))]
+#[command(
+    scopes("shop:read"),
+    contexts("billing", "audit"),
+    tags("billing", "read")
+)]
 pub fn payment_refund_list(
     input: ListRefunds,
     ctx: &CommandContext,

@@ -96,6 +96,7 @@ pub struct CreateProduct {
 
 /// Create a product, with its stock record.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("crud", "catalog", "mutation"),
     mutation,
@@ -174,7 +175,12 @@ pub struct ProductDetail {
 }
 
 /// Get a product with its available stock and review rating.
-#[command(tags("crud", "catalog", "read"), errors("NOT_FOUND"), eager)]
+#[command(
+    scopes("shop:read"),
+    tags("crud", "catalog", "read"),
+    errors("NOT_FOUND"),
+    eager
+)]
 pub fn product_get(input: ProductId, ctx: &CommandContext) -> Result<ProductDetail, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let product = require_product(&conn, input.id)?;
@@ -233,7 +239,7 @@ pub struct ListProducts {
 }
 
 /// List products with filters, sorting and pagination.
-#[command(tags("crud", "catalog", "read"), eager)]
+#[command(scopes("shop:read"), tags("crud", "catalog", "read"), eager)]
 pub fn product_list(
     input: ListProducts,
     ctx: &CommandContext,
@@ -307,6 +313,7 @@ pub struct UpdateProduct {
 /// Update a product's name, description, category or weight. Prices change with
 /// product-set-price.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("crud", "catalog", "mutation"),
     mutation,
@@ -369,6 +376,7 @@ pub struct PriceChanged {
 
 /// Set a product's price. Orders already placed keep their price.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("catalog", "billing", "mutation"),
     mutation,
@@ -412,6 +420,7 @@ pub struct Archived {
 
 /// Archive a product: it leaves sale and every cart. Undo with product-restore.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("catalog", "mutation"),
     mutation,
@@ -444,6 +453,7 @@ pub fn product_archive(input: ProductId, ctx: &CommandContext) -> Result<Archive
 
 /// Put an archived product back on sale.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("catalog", "mutation"),
     mutation,
@@ -481,6 +491,7 @@ pub struct ProductDeleted {
 
 /// Delete a product that was never ordered. Its stock, reviews and cart entries go with it.
 #[command(
+    scopes("shop:admin"),
     contexts("storefront"),
     tags("crud", "catalog", "mutation", "destructive"),
     mutation,

@@ -41,6 +41,7 @@ pub struct SalesSummary {
 
 /// Summarise sales in a date range. Orders, units, gross, discounts, tax, refunds and net.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "billing", "read"),
     execution_time = "fast"
@@ -103,6 +104,7 @@ pub struct RevenueByDay {
 
 /// Revenue per day in a date range, oldest first.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "billing", "read"),
     execution_time = "fast"
@@ -179,6 +181,7 @@ pub struct TopProductList {
 
 /// Rank the best-selling products by revenue or units.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "read"),
     execution_time = "fast"
@@ -249,6 +252,7 @@ pub struct TopCustomerList {
 
 /// Rank customers by lifetime value: charged minus refunded.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "billing", "read"),
     execution_time = "fast"
@@ -304,6 +308,7 @@ pub struct OrderStatusReport {
 
 /// Count orders and their totals per status.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "read"),
     execution_time = "fast"
@@ -368,6 +373,7 @@ pub struct SubscriptionMetrics {
 
 /// Report subscription metrics. Active, paused and ended counts, monthly recurring revenue and churn.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "billing", "read"),
     execution_time = "fast"
@@ -452,6 +458,7 @@ pub struct InventoryValue {
 
 /// Value the stock on hand at current prices, per catalog category.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "inventory", "read"),
     execution_time = "fast"
@@ -535,6 +542,7 @@ pub struct AbandonedCartList {
 
 /// Find carts untouched for some days, with their value. Useful for reminder emails.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "read"),
     execution_time = "fast"
@@ -588,6 +596,7 @@ pub struct RefundRate {
 
 /// Compare refunds with captured payments in a date range. Counts, amounts and the rate.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "billing", "read"),
     execution_time = "fast"

@@ -92,6 +92,7 @@ pub struct CreateReview {
 
 /// Write a product review. It waits for moderation unless reviews.auto_approve is on.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("crud", "mutation"),
     mutation,
@@ -167,7 +168,7 @@ pub struct ListReviews {
 }
 
 /// List reviews by product, user, state or rating, newest first.
-#[command(contexts("storefront"), tags("crud", "read"))]
+#[command(scopes("shop:read"), contexts("storefront"), tags("crud", "read"))]
 pub fn review_list(input: ListReviews, ctx: &CommandContext) -> Result<Page<Review>, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let filter = "(?1 IS NULL OR product_id = ?1) AND (?2 IS NULL OR user_id = ?2)
@@ -232,6 +233,7 @@ fn moderate(
 
 /// Approve a review. It is published and counts toward the product's rating.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("moderation", "mutation"),
     mutation,
@@ -255,6 +257,7 @@ pub struct RejectReview {
 
 /// Reject a review with a note; it is hidden but kept.
 #[command(
+    scopes("shop:write"),
     contexts("storefront"),
     tags("moderation", "mutation"),
     mutation,
@@ -279,6 +282,7 @@ pub struct ReviewDeleted {
 
 /// Delete a review permanently.
 #[command(
+    scopes("shop:admin"),
     contexts("storefront"),
     tags("crud", "moderation", "mutation", "destructive"),
     mutation,
@@ -327,7 +331,12 @@ pub struct RatingSummary {
 }
 
 /// Summarise a product's published ratings: average, histogram, counts.
-#[command(contexts("storefront"), tags("read", "report"), errors("NOT_FOUND"))]
+#[command(
+    scopes("shop:read"),
+    contexts("storefront"),
+    tags("read", "report"),
+    errors("NOT_FOUND")
+)]
 pub fn review_summary(
     input: ProductRef,
     ctx: &CommandContext,

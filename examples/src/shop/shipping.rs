@@ -112,6 +112,7 @@ pub struct Quote {
 /// Quote shipping rates for an order from every carrier. Rates follow the order's weight
 /// and the shipping configuration.
 #[command(
+    scopes("shop:read"),
     contexts("fulfilment", "audit"),
     tags("shipping", "read"),
     errors("NOT_FOUND", "INVALID_STATE")
@@ -205,6 +206,7 @@ pub struct CreateShipment {
 
 /// Buy a shipping label for a paid order. Its units leave stock and the order is shipped.
 #[command(
+    scopes("shop:write"),
     contexts("fulfilment"),
     category = "shipping",
     tags("shipping", "mutation"),
@@ -298,6 +300,7 @@ pub struct ShipmentId {
 
 /// Get a shipment with its tracking number and status.
 #[command(
+    scopes("shop:read"),
     contexts("fulfilment", "audit"),
     category = "shipping",
     tags("shipping", "read"),
@@ -324,6 +327,7 @@ pub struct ListShipments {
 
 /// List shipments by order, status or carrier, newest first.
 #[command(
+    scopes("shop:read"),
     contexts("fulfilment", "audit"),
     category = "shipping",
     tags("shipping", "read")
@@ -375,6 +379,7 @@ pub struct UpdateShipmentStatus {
 
 /// Record a tracking update. On delivery the order becomes delivered.
 #[command(
+    scopes("shop:write"),
     contexts("fulfilment"),
     category = "shipping",
     tags("shipping", "mutation"),
@@ -435,6 +440,7 @@ pub fn shipment_update_status(
 
 /// Void an unused shipping label. The units go back to stock and the order back to paid.
 #[command(
+    scopes("shop:admin"),
     contexts("returns"),
     category = "shipping",
     tags("shipping", "mutation", "destructive"),

@@ -128,6 +128,7 @@ pub struct CreateSubscription {
 
 /// Subscribe a user to a plan, starting now. A user has one running subscription at most.
 #[command(
+    scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
     mutation,
@@ -177,6 +178,7 @@ pub struct SubscriptionId {
 
 /// Get a subscription by id.
 #[command(
+    scopes("shop:read"),
     contexts("billing", "audit"),
     tags("billing", "read"),
     errors("NOT_FOUND")
@@ -204,7 +206,11 @@ pub struct ListSubscriptions {
 }
 
 /// List subscriptions by subscriber, status or plan, newest first.
-#[command(contexts("billing", "audit"), tags("billing", "read"))]
+#[command(
+    scopes("shop:read"),
+    contexts("billing", "audit"),
+    tags("billing", "read")
+)]
 pub fn subscription_list(
     input: ListSubscriptions,
     ctx: &CommandContext,
@@ -237,6 +243,7 @@ pub fn subscription_list(
 
 /// Cancel a subscription. It stops renewing at once; nothing is refunded.
 #[command(
+    scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
     mutation,
@@ -260,6 +267,7 @@ pub fn subscription_cancel(
 
 /// Pause an active subscription. It stops billing and shipping until resumed.
 #[command(
+    scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
     mutation,
@@ -287,6 +295,7 @@ pub fn subscription_pause(
 
 /// Resume a paused subscription. If its period lapsed meanwhile, a new period starts now.
 #[command(
+    scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
     mutation,
@@ -352,6 +361,7 @@ fn monthly(price: i64, interval: BillingInterval) -> i64 {
 
 /// Move a running subscription to another plan, from the next period on.
 #[command(
+    scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
     mutation,
@@ -417,7 +427,12 @@ pub struct PlanList {
 }
 
 /// List subscription plans with prices and active subscriber counts.
-#[command(category = "subscription", tags("billing", "read"), eager)]
+#[command(
+    scopes("shop:read"),
+    category = "subscription",
+    tags("billing", "read"),
+    eager
+)]
 pub fn plan_list(ctx: &CommandContext) -> Result<PlanList, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let plans = all(

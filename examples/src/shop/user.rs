@@ -128,6 +128,7 @@ pub struct CreateUser {
 
 /// Create a new user account.
 #[command(
+    scopes("shop:write"),
     contexts("back-office"),
     tags("crud", "mutation"),
     mutation,
@@ -168,6 +169,7 @@ pub struct UserId {
 
 /// Get a user account by id.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("crud", "read"),
     errors("NOT_FOUND")
@@ -191,7 +193,11 @@ pub struct ListUsers {
 }
 
 /// List user accounts with filters and pagination, oldest first.
-#[command(contexts("back-office", "audit"), tags("crud", "read"))]
+#[command(
+    scopes("shop:read"),
+    contexts("back-office", "audit"),
+    tags("crud", "read")
+)]
 pub fn user_list(input: ListUsers, ctx: &CommandContext) -> Result<Page<User>, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let pattern = input
@@ -237,6 +243,7 @@ pub struct UpdateUser {
 
 /// Update a user's name, email or role. Fields left out keep their value.
 #[command(
+    scopes("shop:write"),
     contexts("back-office"),
     tags("crud", "mutation"),
     mutation,
@@ -284,6 +291,7 @@ pub struct UserDeleted {
 /// Delete a user account. Addresses, cart, reviews and past subscriptions go with it; past
 /// orders are kept without the customer.
 #[command(
+    scopes("shop:admin"),
     contexts("back-office"),
     tags("crud", "admin", "mutation", "destructive"),
     mutation,
@@ -361,6 +369,7 @@ fn set_status(
 
 /// Suspend a user account. It can no longer place orders, fill its cart or subscribe.
 #[command(
+    scopes("shop:write"),
     contexts("back-office"),
     tags("mutation"),
     mutation,
@@ -378,6 +387,7 @@ pub fn user_suspend(input: UserId, ctx: &CommandContext) -> Result<User, Command
 
 /// Reactivate a suspended user account.
 #[command(
+    scopes("shop:write"),
     contexts("back-office"),
     tags("mutation"),
     mutation,
@@ -472,6 +482,7 @@ pub struct AddAddress {
 
 /// Add a postal address to a user.
 #[command(
+    scopes("shop:write"),
     contexts("back-office"),
     tags("crud", "mutation"),
     mutation,
@@ -538,6 +549,7 @@ pub struct AddressList {
 
 /// List a user's postal addresses, the default first.
 #[command(
+    scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("crud", "read"),
     errors("NOT_FOUND")
@@ -589,6 +601,7 @@ pub struct AddressRemoved {
 
 /// Remove a postal address from a user. Another address becomes the default if needed.
 #[command(
+    scopes("shop:admin"),
     contexts("back-office"),
     tags("crud", "mutation", "destructive"),
     mutation,

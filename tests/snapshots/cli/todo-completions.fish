@@ -263,6 +263,14 @@ complete -c todo -n "__fish_todo_using_subcommand completions" -s h -l help -d '
 complete -c todo -n "__fish_todo_using_subcommand serve" -l strategy -d 'Tool strategy: individual, grouped, lazy or hybrid (AFD_TOOL_STRATEGY overrides it)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l http -d 'Serve streamable HTTP on this address (e.g. 127.0.0.1:8787) instead of stdio' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l token -d 'Require this bearer token on HTTP requests' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l auth-issuer -d 'Accept OAuth access tokens from this authorization server (its issuer URL) on HTTP, and show each caller only the commands its scopes cover (default: AFD_AUTH_ISSUER)' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l auth-audience -d 'This server/'s canonical URL as clients reach it (https://mcp.example.com/mcp): tokens must be issued for it (default: AFD_AUTH_AUDIENCE)' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l auth-jwks -d 'Fetch the issuer/'s signing keys here rather than where its metadata says' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l auth-introspect -d 'Also accept opaque tokens, checked by the issuer/'s introspection endpoint as this client (its secret from AFD_AUTH_CLIENT_SECRET)' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l allowed-host -d 'Accept requests for this Host name (repeat for several; default: loopback names only)' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l audit-log -d 'Append the audit trail (one JSON line per decision) to FILE (default: AFD_AUDIT_LOG; always to tracing, target afd::audit)' -r -F
+complete -c todo -n "__fish_todo_using_subcommand serve" -l audit-store -d 'Also write the audit trail to the table afd_audit of postgres://user:password@host/db (TLS by libpq/'s sslmode and sslrootcert)' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l audit-redact -d 'Argument fields whose values the audit trail replaces with [redacted] (comma-separated)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l usage-db -d 'Keep usage statistics in this SQLite file, so they survive restarts (default: in memory)' -r -F
 complete -c todo -n "__fish_todo_using_subcommand serve" -l usage-store -d 'Keep usage statistics in postgres://user:password@host/db (shared by replicas; TLS by libpq/'s sslmode and sslrootcert), sqlite:PATH, memory or off (default: AFD_USAGE_STORE, else in memory)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l sessions -d 'Keep sessions in redis://host:port[/db] or rediss:// for TLS (shared by replicas), or memory (default: AFD_SESSION_STORE, else in memory)' -r
@@ -270,6 +278,7 @@ complete -c todo -n "__fish_todo_using_subcommand serve" -l session-idle -d 'End
 complete -c todo -n "__fish_todo_using_subcommand serve" -l export -d 'Write the catalog as a folder tree (<category>/<command>.json, index.json, README.md) into DIR and exit' -r -F
 complete -c todo -n "__fish_todo_using_subcommand serve" -l context -d 'Run in this runtime context (see `contexts`)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l db -d 'SQLite database file, or :memory: (the default)' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l audit-arguments -d 'Record calls/' arguments in the audit trail (off by default)'
 complete -c todo -n "__fish_todo_using_subcommand serve" -l no-usage -d 'Record no usage statistics'
 complete -c todo -n "__fish_todo_using_subcommand serve" -l json -d 'Print results as JSON: the CommandResult exactly as MCP clients get it'
 complete -c todo -n "__fish_todo_using_subcommand serve" -s y -l yes -d 'Answer yes to confirmation prompts'

@@ -26,7 +26,8 @@ struct OrderRef {
     expose(mcp = true, cli = false, agent = true, palette = false),
     aliases("order-void"),
     deprecated_aliases("cancel-order"),
-    eager
+    eager,
+    scopes("orders:write")
 )]
 fn cancel(input: OrderRef) -> String {
     input.order_id
@@ -38,5 +39,6 @@ fn main() {
     assert_eq!(def.category(), "orders");
     assert!(def.is_destructive() && def.is_idempotent() && def.is_handoff() && def.is_eager());
     assert!(def.is_open_world());
+    assert_eq!(def.scopes(), ["orders:write"]);
     assert!(!def.expose().allows_cli() && !def.expose().allows_palette());
 }

@@ -64,7 +64,7 @@ impl SearchIndex {
             return Vec::new();
         };
         let parsed = super::super::query::parse(self, query);
-        gather(self, &ready, query, &parsed, depth, &|_| 0.0).unwrap_or_default()
+        gather(self, &ready, query, &parsed, depth, &|_| 0.0, &|_| true).unwrap_or_default()
     }
 }
 
@@ -76,12 +76,21 @@ pub(in crate::search) fn search(
     query: &Query,
     limit: usize,
     tie_break: &impl Fn(usize) -> f32,
+    keep: &impl Fn(usize) -> bool,
 ) -> Option<Vec<Hit>> {
     let ready = index.semantic.as_ref()?.ready()?;
     if !text.chars().any(char::is_alphanumeric) {
         return Some(Vec::new());
     }
-    let evidence = gather(index, &ready, text, query, DEPTH.max(limit), tie_break)?;
+    let evidence = gather(
+        index,
+        &ready,
+        text,
+        query,
+        DEPTH.max(limit),
+        tie_break,
+        keep,
+    )?;
     Some(fuse(&evidence, limit, tie_break))
 }
 
@@ -93,6 +102,7 @@ fn gather(
     query: &Query,
     depth: usize,
     tie_break: &impl Fn(usize) -> f32,
+    keep: &impl Fn(usize) -> bool,
 ) -> Option<Vec<Evidence>> {
     let text = super::super::document::truncate(text, super::super::MAX_QUERY_BYTES);
     let vector = ready.encoder.embed_one(text).ok()?;
@@ -108,9 +118,9 @@ fn gather(
     let lexical = if query.concepts.is_empty() {
         Vec::new()
     } else {
-        rank(index, query, depth, tie_break)
+        rank(index, query, depth, tie_break, keep)
     };
-    let mut dense: Vec<usize> = (0..index.n_docs).collect();
+    let mut dense: Vec<usize> = (0..index.n_docs).filter(|&doc| keep(doc)).collect();
     let by_cosine = |a: &usize, b: &usize| cosines[*b].total_cmp(&cosines[*a]).then(a.cmp(b));
     if dense.len() > depth {
         dense.select_nth_unstable_by(depth, by_cosine);

@@ -1,0 +1,233 @@
+//! The gateway on a network: its HTTP front requires OAuth tokens like any afd server
+//! (from a real authorization server, `tests/auth/server.mjs` at the workspace root), and a
+//! client's token never reaches an upstream: the upstream, the `todo` example behind a
+//! static bearer token of its own, gets only the credential the gateway's configuration
+//! names by an environment reference. Needs `npm ci` in `tests/auth` and the examples built
+//! (`cargo test --workspace` builds them); fails under `CI` without them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn wait_for(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "nothing listens on {port}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Kills a child process when the test ends, however it ends.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A JSON-RPC message to `url` with `token`; the status and the answer (JSON or SSE).
+async fn post(
+    url: &str,
+    token: Option<&str>,
+    session: Option<&str>,
+    message: Value,
+) -> (u16, Option<String>, Value) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(message.to_string());
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let text = response.text().await.unwrap();
+    let answer = std::iter::once(text.trim())
+        .chain(text.lines().filter_map(|line| line.strip_prefix("data:")))
+        .filter_map(|chunk| serde_json::from_str::<Value>(chunk.trim()).ok())
+        .find(|value| value.get("id").is_some())
+        .unwrap_or(Value::Null);
+    (status, session, answer)
+}
+
+/// A token of the `writer` client for the resource `url`, by the client-credentials grant.
+async fn token_for(issuer: &str, url: &str) -> String {
+    let response = reqwest::Client::new()
+        .post(format!("{issuer}/token"))
+        .basic_auth("writer", Some("writer-secret"))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("resource", url),
+            ("scope", "todo:read todo:write"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+    body["access_token"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_front_requires_tokens_and_upstreams_get_their_own_credentials_only() {
+    let auth_dir = workspace().join("tests/auth");
+    if !auth_dir.join("node_modules/oidc-provider").is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tests/auth has no node_modules: .ci/run runs `npm ci` there"
+        );
+        eprintln!("tests/auth has no node_modules: the test did not run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // The authorization server.
+    let mut child = Command::new("node")
+        .arg(auth_dir.join("server.mjs"))
+        .args(["--port", "0", "--keys"])
+        .arg(dir.path().join("keys.json"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut ready,
+    )
+    .unwrap();
+    let _auth = Killed(child);
+    let issuer = serde_json::from_str::<Value>(&ready).unwrap()["issuer"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The upstream: the todo example, which takes its own static token only.
+    let upstream_port = free_port();
+    let todo = workspace().join("target/debug/examples/todo");
+    assert!(todo.exists(), "build the examples first");
+    let _upstream = Killed(
+        Command::new(&todo)
+            .args(["serve", "--strategy", "individual"])
+            .args(["--http", &format!("127.0.0.1:{upstream_port}")])
+            .args(["--token", "upstream-secret"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for(upstream_port);
+    let config = dir.path().join("gateway.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"todo": {
+                   "url": format!("http://127.0.0.1:{upstream_port}/mcp"),
+                   "headers": {"Authorization": "Bearer ${TODO_UPSTREAM_TOKEN}"}}},
+               "gateway": {"cacheDir": dir.path().join("cache")}})
+        .to_string(),
+    )
+    .unwrap();
+    let gateway_with = |credential: &str| {
+        let port = free_port();
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let child = Command::new(env!("CARGO_BIN_EXE_afd-gateway"))
+            .arg(&config)
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .args(["--auth-issuer", &issuer, "--auth-audience", &url])
+            .env("TODO_UPSTREAM_TOKEN", credential)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for(port);
+        (Killed(child), url)
+    };
+    let (_gateway, url) = gateway_with("upstream-secret");
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}});
+    // The front: no token, no entry.
+    let (status, _, _) = post(&url, None, None, initialize.clone()).await;
+    assert_eq!(status, 401);
+    // A client's token, issued for the gateway.
+    let token = token_for(&issuer, &url).await;
+    let (status, session, _) = post(&url, Some(&token), None, initialize.clone()).await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session");
+    post(
+        &url,
+        Some(&token),
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    // Every upstream request is checked against the upstream's own token: a request
+    // carrying the client's would be refused, and the call would fail.
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "afd-call",
+        "arguments": {"command": "todo.todo-create", "input": {"title": "through the gateway"}}}});
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let created = loop {
+        let (status, _, answer) = post(&url, Some(&token), Some(&session), call.clone()).await;
+        assert_eq!(status, 200, "{answer}");
+        let result = answer["result"]["structuredContent"].clone();
+        // The upstream may still be starting.
+        if result["success"] == true || Instant::now() > deadline {
+            break result;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(created["success"], true, "{created}");
+
+    // The control: with the wrong credential configured, the upstream refuses the gateway.
+    let (_wrong, wrong_url) = gateway_with("not-the-secret");
+    let token = token_for(&issuer, &wrong_url).await;
+    let (_, session, _) = post(&wrong_url, Some(&token), None, initialize).await;
+    post(
+        &wrong_url,
+        Some(&token),
+        session.as_deref(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    let (status, _, answer) = post(&wrong_url, Some(&token), session.as_deref(), call).await;
+    assert_eq!(status, 200);
+    let refused = answer["result"]["structuredContent"].clone();
+    assert_eq!(refused["success"], false, "{answer}");
+    assert_eq!(
+        refused["error"]["code"], "UPSTREAM_UNAVAILABLE",
+        "{refused}"
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("authorization required"),
+        "{refused}"
+    );
+}

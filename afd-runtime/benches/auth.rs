@@ -1,0 +1,333 @@
+//! The cost of checking an OAuth bearer token (feature `oauth`), with criterion.
+//!
+//! `cargo bench -p afd-runtime --features oauth --bench auth`
+//!
+//! - `token/*`: `TokenVerifier::check` alone, keys given with `OAuth::jwks_json` (so already
+//!   in memory, nothing fetched): `header_only` is `Authorization: Basic x`, refused once the
+//!   header is read, before any JWT decoding or cryptography (the baseline); `es256` and
+//!   `rs256` are valid tokens (EC P-256 and RSA 2048 keys) accepted with their principal;
+//!   `es256_bad_signature` is a well-formed ES256 token whose signature does not verify.
+//!   The futures complete without waiting, so they are polled once with `now_or_never` and
+//!   no executor cost is measured.
+//! - `http/*`: one whole `tools/call` (afd-call of a trivial command, stateless protocol
+//!   2026-07-28 with its `Mcp-Method` and `Mcp-Name` headers) over streamable HTTP on
+//!   loopback, in-process: the same server bound twice with `bind_http`, without
+//!   authentication (`no_auth`) and with `HttpOptions::oauth` on the same fixed keys
+//!   (`oauth_es256`, `oauth_rs256`: each request carries a valid token). The client is a
+//!   bare hyper HTTP/1.1 connection kept alive; client and servers share one
+//!   current-thread Tokio runtime, so a sample is the work of the requests, one at a time.
+
+use std::hint::black_box;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use afd_runtime::mcp::{HttpHandle, HttpOptions, McpServer, OAuth, TokenVerifier};
+use afd_runtime::prelude::*;
+use base64::Engine as _;
+use bytes::Bytes;
+use criterion::{Criterion, criterion_group, criterion_main};
+use futures_util::FutureExt;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
+use jsonwebtoken::jwk::{Jwk, JwkSet, PublicKeyUse};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+
+#[derive(Deserialize, JsonSchema)]
+struct Add {
+    a: i64,
+    b: i64,
+}
+
+/// Add two numbers.
+#[command(category = "bench")]
+fn bench_add(input: Add) -> i64 {
+    input.a + input.b
+}
+
+const ISSUER: &str = "https://auth.example.com";
+const AUDIENCE: &str = "https://mcp.example.com/mcp";
+
+/// TEST KEY ONLY, made with `openssl` for this benchmark and used nowhere else: an EC P-256
+/// private key (PKCS#8).
+const EC_TEST_KEY: &str = "
+-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQglIMQfs1ubKYsrGUW
+3+wECCVd0XXldKNABhL/d7mPqtyhRANCAASqA+B3Xtgweni2HygRYM8GYiDOf+Zo
+VGrkYM8aua6GNxqdL0dD15KpJhJdqIHZllMNLG98Z2E+GbVBkBRhQLFU
+-----END PRIVATE KEY-----
+";
+
+/// TEST KEY ONLY, made with `openssl` for this benchmark and used nowhere else: an RSA 2048
+/// private key (PKCS#1).
+const RSA_TEST_KEY: &str = "
+-----BEGIN RSA PRIVATE KEY-----
+MIIEpAIBAAKCAQEAu7+s6UGfXO+Wxn8qkqg38AdGClzWKUB+ICk8KCLWUhtZ97Xu
+IRzXI1pBMORqFokOT6NQILi27iNdhWU8OLSkev3oaHQimSOkin3YpMxNsDU/eaM+
+3kxDQCCJEVsfkW5HtqPnr4NOqToCyaz1ArjtSD1Cl0QFUt8lX33F3PP7XQc8qW86
+SMkaLt33WzPJobP+1u6rA3E7cKNg2uQ7hFOkg3al53T+bCdabHOigOopNuA569Fy
+2KEUA9SQPH2GVV3e62bM87j7AUV7jicwkTg8s2D4b9RPhXCAmkzf8buJ8wKSZxh7
+1l8tfLLg320wTAXM2RqvR09A47Gc+WmS764f9QIDAQABAoIBAAH954eLFtlznQhh
+vKjVGF7TzrR5GxvftMierLRt24UACEjQM8vRW5DxK8tT07JM89KGzUw1WXaWTZLc
+OAgr+f72fEypnIewKbnioSBe5dYZHvbF5TOSp6mMVe1DmX+Gpe50KXp37KcaLUjW
+yREXKQvypm4mgfplQxj2aq7o6Na4TRU8QbdckoCk+vlpaPNRMP8gPOc9Pi9JrlSn
+AUYnw96Xxwk0VSlunm6Q5TvYDBd/yvBRtZJHU/TCZIAsiRefXp9AFLaNFtWLyIZR
+2bmNIpO967as/w8ISG4WPNlxylN4P1D3KMF0LtqYgYQYwUKOA1wNY3lGCUTs74LU
+DwcR/vECgYEA90pguxaPtm3N3CKMzkIpHd3dMbp7K4w28f9vEPpiZ8P97zEuHwBP
+iXWy7jvOQNANSfFDsGj5VC3zS1OQV04jFx3sXpi7N4hOvP+Q3P8O1DxxwyJzSevi
+9r6WGCfYM0Pf9rNXcQSNwQuP48LI6Vi2fWyxoC3DumluLu9IIaZJmBkCgYEAwlx0
+2nIAFSVXg3YKcje0VCnZmWNV9vyXCf3NMU/a2ZIhCP2SUh6p3K2bM4RbKMdAqbGI
+3rsCYgPbsP4QaYi0yfz2Ylci+S3+BVs1SjKVh3q9amO4i9ahOwJvjruPBh3an1jB
+vPcmwLKVmbOVxADaYKSxukXOlT10q0SRD0HwMj0CgYEA8zNF4Jk2qz5gF+AuxGbS
+0xmwgUiZ++EA5IzG6Val0tEw+r1OU5TVpCWJ3LwagylZ+F97p5IFq2Ephepf6Uzi
+O8jk/r+MV/gJH9zj1kRNjDMJ2tQVuBxx8SLMsGL3QKu/JnuIQpEs7C73yxJ0zvC9
+QKrWIecAOGOZxjTzpoxIknkCgYBLW5GrCLxjdoEB5YiTVGnEoB1QTaWNB85//znJ
+vs55wSCx3a8Xy+/MMjuUs+KsYuT9ZmpNAXEhE6HgdAFlCa4fCsd0xZg3yM9OwFhf
+FlHHn51FXLi271bADGe4jZwcoQKc+crUO3d5C0TZvTl6L2J8Sh7mvB4m2xcbOJCN
+u+EneQKBgQCNwQiKlcqd/C7T+7omUtoz/HOd3fBIBL5eUTFmhNlmr9bDrjbfb3As
+HMtIRs5l9Do1tAlsdep4zIjC3+vbzdIS7R6FLUbq48qAVNwbgrYlCnIgXZaLhtOf
+1W7QMuFUTbzLzMg1DCRSYe3OrfvLwtC2Lejtk6J5wgkYJ06Ogz8Ufw==
+-----END RSA PRIVATE KEY-----
+";
+
+/// The DER inside a PEM.
+fn der(pem: &str) -> Vec<u8> {
+    let body: String = pem
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("-----"))
+        .collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .expect("a PEM body")
+}
+
+/// The signing keys and the public key set the server trusts.
+struct Keys {
+    ec: EncodingKey,
+    rsa: EncodingKey,
+    jwks: String,
+}
+
+fn keys() -> Keys {
+    let ec = EncodingKey::from_ec_der(&der(EC_TEST_KEY));
+    let rsa = EncodingKey::from_rsa_der(&der(RSA_TEST_KEY));
+    let public = |key: &EncodingKey, alg: Algorithm, kid: &str| {
+        let mut jwk = Jwk::from_encoding_key(key, alg).expect("a public key");
+        jwk.common.key_id = Some(kid.to_owned());
+        jwk.common.public_key_use = Some(PublicKeyUse::Signature);
+        jwk
+    };
+    let set = JwkSet {
+        keys: vec![
+            public(&ec, Algorithm::ES256, "bench-ec"),
+            public(&rsa, Algorithm::RS256, "bench-rsa"),
+        ],
+    };
+    Keys {
+        jwks: serde_json::to_string(&set).expect("a JWKS"),
+        ec,
+        rsa,
+    }
+}
+
+/// A token valid for a day, signed with `key` (`alg`, `kid`).
+fn token(key: &EncodingKey, alg: Algorithm, kid: &str) -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let mut header = Header::new(alg);
+    header.kid = Some(kid.to_owned());
+    let claims = json!({
+        "iss": ISSUER,
+        "aud": AUDIENCE,
+        "sub": "user-1",
+        "client_id": "bench-client",
+        "iat": now,
+        "exp": now + 86_400,
+        "scope": "bench orders:read",
+    });
+    jsonwebtoken::encode(&header, &claims, key).expect("a signed token")
+}
+
+fn oauth(keys: &Keys) -> OAuth {
+    OAuth::new(ISSUER, AUDIENCE)
+        .jwks_json(&keys.jwks)
+        .expect("the key set parses")
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+fn token_check(c: &mut Criterion) {
+    let keys = keys();
+    let rt = runtime();
+    let verifier = {
+        let _entered = rt.enter();
+        TokenVerifier::start(oauth(&keys))
+    };
+    let es256 = format!("Bearer {}", token(&keys.ec, Algorithm::ES256, "bench-ec"));
+    let rs256 = format!("Bearer {}", token(&keys.rsa, Algorithm::RS256, "bench-rsa"));
+    // The ES256 token with another valid-looking signature: the last byte changed.
+    let mut forged = es256.clone().into_bytes();
+    let last = forged.len() - 2;
+    forged[last] = if forged[last] == b'A' { b'B' } else { b'A' };
+    let check = |header: &[u8]| {
+        verifier
+            .check(Some(black_box(header)))
+            .now_or_never()
+            .expect("no waiting: the keys are in memory")
+    };
+    assert!(check(b"Basic x").is_err());
+    assert_eq!(check(es256.as_bytes()).unwrap().subject(), "user-1");
+    assert_eq!(check(rs256.as_bytes()).unwrap().subject(), "user-1");
+    assert!(check(&forged).is_err());
+
+    let mut group = c.benchmark_group("token");
+    group.bench_function("header_only", |b| b.iter(|| check(b"Basic x")));
+    group.bench_function("es256", |b| b.iter(|| check(es256.as_bytes())));
+    group.bench_function("rs256", |b| b.iter(|| check(rs256.as_bytes())));
+    group.bench_function("es256_bad_signature", |b| b.iter(|| check(&forged)));
+    group.finish();
+}
+
+/// One keep-alive HTTP/1.1 connection to an endpoint.
+struct Client {
+    sender: SendRequest<Full<Bytes>>,
+    addr: SocketAddr,
+    authorization: Option<String>,
+    body: Bytes,
+}
+
+impl Client {
+    async fn connect(server: &HttpHandle, token: Option<String>) -> Client {
+        let addr = server.local_addr();
+        let stream = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connects");
+        stream.set_nodelay(true).expect("TCP_NODELAY");
+        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .expect("an HTTP/1.1 handshake");
+        tokio::spawn(connection);
+        let body = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {
+                "name": "afd-call",
+                "arguments": {"command": "bench-add", "input": {"a": 2, "b": 3}},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientInfo": {"name": "afd-bench", "version": "0"},
+                    "io.modelcontextprotocol/clientCapabilities": {}
+                }
+            }
+        });
+        Client {
+            sender,
+            addr,
+            authorization: token.map(|token| format!("Bearer {token}")),
+            body: Bytes::from(body.to_string()),
+        }
+    }
+
+    /// One `tools/call`; the response body.
+    async fn call(&mut self) -> Bytes {
+        let mut request = hyper::Request::post("/mcp")
+            .header("host", self.addr.to_string())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "afd-call");
+        if let Some(authorization) = &self.authorization {
+            request = request.header("authorization", authorization);
+        }
+        let request = request
+            .body(Full::new(self.body.clone()))
+            .expect("a request");
+        self.sender.ready().await.expect("the connection is open");
+        let response = self.sender.send_request(request).await.expect("a response");
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("the body")
+            .to_bytes();
+        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+        body
+    }
+}
+
+fn http_call(c: &mut Criterion) {
+    let keys = keys();
+    let rt = runtime();
+    let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let server = || {
+        McpServer::builder(Registry::global())
+            .name("bench")
+            .build()
+            .expect("a server")
+    };
+    let (plain, protected) = rt.block_on(async {
+        let plain = server()
+            .bind_http(HttpOptions::new(addr))
+            .await
+            .expect("binds");
+        let protected = server()
+            .bind_http(HttpOptions::new(addr).oauth(oauth(&keys)))
+            .await
+            .expect("binds");
+        (plain, protected)
+    });
+    let es256 = token(&keys.ec, Algorithm::ES256, "bench-ec");
+    let rs256 = token(&keys.rsa, Algorithm::RS256, "bench-rsa");
+    let mut clients = rt.block_on(async {
+        [
+            ("no_auth", Client::connect(&plain, None).await),
+            (
+                "oauth_es256",
+                Client::connect(&protected, Some(es256)).await,
+            ),
+            (
+                "oauth_rs256",
+                Client::connect(&protected, Some(rs256)).await,
+            ),
+        ]
+    });
+    for (name, client) in &mut clients {
+        let body = rt.block_on(client.call());
+        let text = String::from_utf8_lossy(&body);
+        assert!(text.contains(r#""data":5"#), "{name}: {text}");
+    }
+
+    let mut group = c.benchmark_group("http");
+    group.measurement_time(Duration::from_secs(8));
+    for (name, client) in &mut clients {
+        group.bench_function(*name, |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let started = Instant::now();
+                    for _ in 0..iters {
+                        black_box(client.call().await);
+                    }
+                    started.elapsed()
+                })
+            })
+        });
+    }
+    group.finish();
+    drop(clients);
+    rt.block_on(async {
+        plain.shutdown().await;
+        protected.shutdown().await;
+    });
+}
+
+criterion_group!(benches, token_check, http_call);
+criterion_main!(benches);

@@ -1,0 +1,3 @@
+afd_runtime::category!("billing", "Invoices and refunds.", scopes("billing read"));
+
+fn main() {}

@@ -1,0 +1,9 @@
+use afd_runtime::prelude::*;
+
+/// Lists the orders.
+#[command(scopes("orders read"))]
+fn order_list() -> &'static str {
+    "orders"
+}
+
+fn main() {}
