@@ -589,7 +589,12 @@ async fn a_call_beyond_the_scopes_is_refused_naming_every_scope_it_needs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_beyond_the_scopes_is_answered_as_a_name_that_does_not_exist() {
-    for strategy in [Strategy::Individual, Strategy::Grouped, Strategy::Lazy] {
+    for strategy in [
+        Strategy::Individual,
+        Strategy::Grouped,
+        Strategy::Lazy,
+        Strategy::Hybrid,
+    ] {
         let Some(fixture) = Fixture::start(strategy, Duration::from_secs(30)).await else {
             return;
         };
