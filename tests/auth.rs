@@ -494,9 +494,10 @@ async fn a_dead_key_set_leaves_the_known_keys_working_and_refuses_the_rest_with_
     let Some(fixture) = Fixture::start(Strategy::Lazy, Duration::from_millis(100)).await else {
         return;
     };
-    let known = fixture.token("reader", "shop:read").await;
     fixture.proxy.set_down(true);
     tokio::time::sleep(Duration::from_millis(200)).await;
+    // A token never seen before, signed with a key known from before the key set died.
+    let known = fixture.token("reader", "shop:read").await;
     assert_eq!(
         Caller::new(&fixture.url, Some(&known)).open().await.status,
         200

@@ -129,7 +129,9 @@ async fn the_front_requires_tokens_and_upstreams_get_their_own_credentials_only(
         .to_owned();
     // The upstream: the todo example, which takes its own static token only.
     let upstream_port = free_port();
-    let todo = workspace().join("target/debug/examples/todo");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| workspace().join("target"), PathBuf::from);
+    let todo = target.join("debug/examples/todo");
     assert!(todo.exists(), "build the examples first");
     let _upstream = Killed(
         Command::new(&todo)

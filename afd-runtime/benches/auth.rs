@@ -5,7 +5,10 @@
 //! - `token/*`: `TokenVerifier::check` alone, keys given with `OAuth::jwks_json` (so already
 //!   in memory, nothing fetched): `header_only` is `Authorization: Basic x`, refused once the
 //!   header is read, before any JWT decoding or cryptography (the baseline); `es256` and
-//!   `rs256` are valid tokens (EC P-256 and RSA 2048 keys) accepted with their principal;
+//!   `rs256` are valid tokens (EC P-256 and RSA 2048 keys) accepted with their principal,
+//!   as a client sends them request after request: verified once, then remembered until
+//!   they expire (at most a minute); `es256_first_sight` and `rs256_first_sight` are a new
+//!   token each time (criterion only), the signature verified;
 //!   `es256_bad_signature` is a well-formed ES256 token whose signature does not verify.
 //!   The futures complete without waiting, so they are polled once with `now_or_never` and
 //!   no executor cost is measured.
@@ -16,16 +19,25 @@
 //!   (`oauth_es256`, `oauth_rs256`: each request carries a valid token). The client is a
 //!   bare hyper HTTP/1.1 connection kept alive; client and servers share one
 //!   current-thread Tokio runtime, so a sample is the work of the requests, one at a time.
+//!
+//! Criterion measures each operation in turn. Then, unless only some benches are run, a
+//! side-by-side pass times every operation in the same rounds (10,000, in a rotated order)
+//! and prints Markdown tables: median, p99, and the overhead over and ratio to the group's
+//! first row (`header_only`, `no_auth`). Criterion's figures of operations measured a
+//! minute apart move with the machine (by 20 % and more between runs on 2 shared cores);
+//! the rounds' do not.
 
 use std::hint::black_box;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use afd_runtime::mcp::{HttpHandle, HttpOptions, McpServer, OAuth, TokenVerifier};
+use afd_runtime::auth::Principal;
+use afd_runtime::mcp::{HttpHandle, HttpOptions, McpServer, OAuth, TokenRejection, TokenVerifier};
 use afd_runtime::prelude::*;
 use base64::Engine as _;
 use bytes::Bytes;
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use futures_util::FutureExt;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
@@ -131,8 +143,10 @@ fn keys() -> Keys {
     }
 }
 
-/// A token valid for a day, signed with `key` (`alg`, `kid`).
+/// A token valid for a day, signed with `key` (`alg`, `kid`), each with its own `jti`.
 fn token(key: &EncodingKey, alg: Algorithm, kid: &str) -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let jti = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
@@ -147,6 +161,7 @@ fn token(key: &EncodingKey, alg: Algorithm, kid: &str) -> String {
         "iat": now,
         "exp": now + 86_400,
         "scope": "bench orders:read",
+        "jti": jti.to_string(),
     });
     jsonwebtoken::encode(&header, &claims, key).expect("a signed token")
 }
@@ -157,43 +172,12 @@ fn oauth(keys: &Keys) -> OAuth {
         .expect("the key set parses")
 }
 
+/// The one runtime of the bench: client, servers and verifier on one thread.
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime")
-}
-
-fn token_check(c: &mut Criterion) {
-    let keys = keys();
-    let rt = runtime();
-    let verifier = {
-        let _entered = rt.enter();
-        TokenVerifier::start(oauth(&keys))
-    };
-    let es256 = format!("Bearer {}", token(&keys.ec, Algorithm::ES256, "bench-ec"));
-    let rs256 = format!("Bearer {}", token(&keys.rsa, Algorithm::RS256, "bench-rsa"));
-    // The ES256 token with another valid-looking signature: the last byte changed.
-    let mut forged = es256.clone().into_bytes();
-    let last = forged.len() - 2;
-    forged[last] = if forged[last] == b'A' { b'B' } else { b'A' };
-    let check = |header: &[u8]| {
-        verifier
-            .check(Some(black_box(header)))
-            .now_or_never()
-            .expect("no waiting: the keys are in memory")
-    };
-    assert!(check(b"Basic x").is_err());
-    assert_eq!(check(es256.as_bytes()).unwrap().subject(), "user-1");
-    assert_eq!(check(rs256.as_bytes()).unwrap().subject(), "user-1");
-    assert!(check(&forged).is_err());
-
-    let mut group = c.benchmark_group("token");
-    group.bench_function("header_only", |b| b.iter(|| check(b"Basic x")));
-    group.bench_function("es256", |b| b.iter(|| check(es256.as_bytes())));
-    group.bench_function("rs256", |b| b.iter(|| check(rs256.as_bytes())));
-    group.bench_function("es256_bad_signature", |b| b.iter(|| check(&forged)));
-    group.finish();
 }
 
 /// One keep-alive HTTP/1.1 connection to an endpoint.
@@ -264,51 +248,155 @@ impl Client {
     }
 }
 
-fn http_call(c: &mut Criterion) {
-    let keys = keys();
-    let rt = runtime();
-    let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let server = || {
-        McpServer::builder(Registry::global())
-            .name("bench")
-            .build()
-            .expect("a server")
-    };
-    let (plain, protected) = rt.block_on(async {
-        let plain = server()
-            .bind_http(HttpOptions::new(addr))
-            .await
-            .expect("binds");
-        let protected = server()
-            .bind_http(HttpOptions::new(addr).oauth(oauth(&keys)))
-            .await
-            .expect("binds");
-        (plain, protected)
-    });
-    let es256 = token(&keys.ec, Algorithm::ES256, "bench-ec");
-    let rs256 = token(&keys.rsa, Algorithm::RS256, "bench-rsa");
-    let mut clients = rt.block_on(async {
-        [
-            ("no_auth", Client::connect(&plain, None).await),
-            (
-                "oauth_es256",
-                Client::connect(&protected, Some(es256)).await,
-            ),
-            (
-                "oauth_rs256",
-                Client::connect(&protected, Some(rs256)).await,
-            ),
-        ]
-    });
-    for (name, client) in &mut clients {
-        let body = rt.block_on(client.call());
-        let text = String::from_utf8_lossy(&body);
-        assert!(text.contains(r#""data":5"#), "{name}: {text}");
+/// Everything measured, made once: the verifier alone, the two servers, a connection to
+/// each (two to the protected one, one per token) and the headers sent.
+struct Fixture {
+    rt: tokio::runtime::Runtime,
+    keys: Keys,
+    verifier: Arc<TokenVerifier>,
+    /// `Authorization` values given to `check`, by name: refused unread, ES256, RS256, and
+    /// ES256 with a signature that does not verify.
+    headers: [(&'static str, Vec<u8>); 4],
+    plain: HttpHandle,
+    protected: HttpHandle,
+    /// No token to `plain`; an ES256 token, then an RS256 one, to `protected`.
+    clients: [(&'static str, Client); 3],
+}
+
+impl Fixture {
+    fn start() -> Fixture {
+        let keys = keys();
+        let rt = runtime();
+        let verifier = {
+            let _entered = rt.enter();
+            TokenVerifier::start(oauth(&keys))
+        };
+        let es256 = token(&keys.ec, Algorithm::ES256, "bench-ec");
+        let rs256 = token(&keys.rsa, Algorithm::RS256, "bench-rsa");
+        // The ES256 token with another well-formed signature: one character changed.
+        let mut forged = format!("Bearer {es256}").into_bytes();
+        let last = forged.len() - 2;
+        forged[last] = if forged[last] == b'A' { b'B' } else { b'A' };
+        let headers = [
+            ("header_only", b"Basic x".to_vec()),
+            ("es256", format!("Bearer {es256}").into_bytes()),
+            ("rs256", format!("Bearer {rs256}").into_bytes()),
+            ("es256_bad_signature", forged),
+        ];
+        let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let server = || {
+            McpServer::builder(Registry::global())
+                .name("bench")
+                .build()
+                .expect("a server")
+        };
+        let (plain, protected, clients) = rt.block_on(async {
+            let plain = server()
+                .bind_http(HttpOptions::new(addr))
+                .await
+                .expect("binds");
+            let protected = server()
+                .bind_http(HttpOptions::new(addr).oauth(oauth(&keys)))
+                .await
+                .expect("binds");
+            let clients = [
+                ("no_auth", Client::connect(&plain, None).await),
+                (
+                    "oauth_es256",
+                    Client::connect(&protected, Some(es256)).await,
+                ),
+                (
+                    "oauth_rs256",
+                    Client::connect(&protected, Some(rs256)).await,
+                ),
+            ];
+            (plain, protected, clients)
+        });
+        let mut fixture = Fixture {
+            rt,
+            keys,
+            verifier,
+            headers,
+            plain,
+            protected,
+            clients,
+        };
+        fixture.check_answers();
+        fixture
     }
 
+    /// `check` of one header: the futures complete without waiting (the keys are in memory).
+    fn check(&self, header: &[u8]) -> Result<Principal, TokenRejection> {
+        self.verifier
+            .check(Some(black_box(header)))
+            .now_or_never()
+            .expect("no waiting: the keys are in memory")
+    }
+
+    /// Each measured operation does what it is named for.
+    fn check_answers(&mut self) {
+        let [refused, es256, rs256, forged] = &self.headers;
+        assert_eq!(self.check(&refused.1), Err(TokenRejection::Missing));
+        assert_eq!(self.check(&es256.1).unwrap().subject(), "user-1");
+        assert_eq!(self.check(&rs256.1).unwrap().subject(), "user-1");
+        assert!(matches!(
+            self.check(&forged.1),
+            Err(TokenRejection::Invalid(_))
+        ));
+        for (name, client) in &mut self.clients {
+            let body = self.rt.block_on(client.call());
+            let text = String::from_utf8_lossy(&body);
+            assert!(text.contains(r#""data":5"#), "{name}: {text}");
+        }
+    }
+
+    fn stop(self) {
+        let Fixture {
+            rt,
+            plain,
+            protected,
+            clients,
+            ..
+        } = self;
+        drop(clients);
+        rt.block_on(async {
+            plain.shutdown().await;
+            protected.shutdown().await;
+        });
+    }
+}
+
+fn token_check(c: &mut Criterion, fixture: &Fixture) {
+    let mut group = c.benchmark_group("token");
+    for (name, header) in &fixture.headers {
+        group.bench_function(*name, |b| b.iter(|| fixture.check(header)));
+    }
+    let keys = &fixture.keys;
+    for (name, key, alg, kid) in [
+        ("es256_first_sight", &keys.ec, Algorithm::ES256, "bench-ec"),
+        (
+            "rs256_first_sight",
+            &keys.rsa,
+            Algorithm::RS256,
+            "bench-rsa",
+        ),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || format!("Bearer {}", token(key, alg, kid)).into_bytes(),
+                |header| fixture.check(&header),
+                criterion::BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+fn http_call(c: &mut Criterion, fixture: &mut Fixture) {
     let mut group = c.benchmark_group("http");
     group.measurement_time(Duration::from_secs(8));
-    for (name, client) in &mut clients {
+    let rt = &fixture.rt;
+    for (name, client) in &mut fixture.clients {
         group.bench_function(*name, |b| {
             b.iter_custom(|iters| {
                 rt.block_on(async {
@@ -322,12 +410,116 @@ fn http_call(c: &mut Criterion) {
         });
     }
     group.finish();
-    drop(clients);
-    rt.block_on(async {
-        plain.shutdown().await;
-        protected.shutdown().await;
-    });
 }
 
-criterion_group!(benches, token_check, http_call);
-criterion_main!(benches);
+/// Rounds of the side-by-side pass, after as many warm-up rounds as a tenth of them.
+const ROUNDS: usize = 10_000;
+/// `header_only` is timed over this many calls at a time (one is too short for `Instant`).
+const BATCH: u32 = 100;
+
+/// The operations measured in the same rounds, each round in a rotated order, so that a
+/// machine that speeds up or slows down during the run moves every column alike: each
+/// round times one `check` of each header and one `tools/call` on each connection.
+/// Prints the median and p99 of each, the overhead over the group's first row and the
+/// ratio to it.
+fn side_by_side(fixture: &mut Fixture) {
+    let Fixture {
+        rt,
+        headers,
+        clients,
+        verifier,
+        ..
+    } = fixture;
+    let check = |header: &[u8]| {
+        verifier
+            .check(Some(black_box(header)))
+            .now_or_never()
+            .expect("no waiting")
+    };
+    let mut token_times: Vec<Vec<Duration>> = vec![Vec::with_capacity(ROUNDS); headers.len()];
+    let mut http_times: Vec<Vec<Duration>> = vec![Vec::with_capacity(ROUNDS); clients.len()];
+    rt.block_on(async {
+        for round in 0..ROUNDS + ROUNDS / 10 {
+            let warm = round >= ROUNDS / 10;
+            for step in 0..headers.len() {
+                let index = (round + step) % headers.len();
+                let header = &headers[index].1;
+                let started = Instant::now();
+                let elapsed = if index == 0 {
+                    for _ in 0..BATCH {
+                        let _ = black_box(check(header));
+                    }
+                    started.elapsed() / BATCH
+                } else {
+                    let _ = black_box(check(header));
+                    started.elapsed()
+                };
+                if warm {
+                    token_times[index].push(elapsed);
+                }
+            }
+            for step in 0..clients.len() {
+                let index = (round + step) % clients.len();
+                let client = &mut clients[index].1;
+                let started = Instant::now();
+                black_box(client.call().await);
+                if warm {
+                    http_times[index].push(started.elapsed());
+                }
+            }
+        }
+    });
+    println!();
+    println!("side by side: {ROUNDS} rounds (median, p99, overhead and ratio to the first row)");
+    let header_names = headers.iter().map(|(name, _)| *name).collect();
+    let client_names = clients.iter().map(|(name, _)| *name).collect();
+    report("token", header_names, token_times);
+    report("http", client_names, http_times);
+}
+
+fn report(group: &str, names: Vec<&str>, mut times: Vec<Vec<Duration>>) {
+    println!();
+    println!("| {group} | calls | median | p99 | overhead | ratio |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let mut base = None;
+    for (name, times) in names.iter().zip(&mut times) {
+        times.sort_unstable();
+        let median = times[times.len() / 2];
+        let p99 = times[times.len() * 99 / 100];
+        let base = *base.get_or_insert(median);
+        println!(
+            "| {group}/{name} | {} | {} | {} | +{} | {:.2}x |",
+            times.len(),
+            micros(median),
+            micros(p99),
+            micros(median.saturating_sub(base)),
+            median.as_secs_f64() / base.as_secs_f64(),
+        );
+    }
+}
+
+/// Nanoseconds under a microsecond, else microseconds.
+fn micros(time: Duration) -> String {
+    if time < Duration::from_micros(1) {
+        format!("{} ns", time.as_nanos())
+    } else {
+        format!("{:.2} µs", time.as_secs_f64() * 1e6)
+    }
+}
+
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    let mut fixture = Fixture::start();
+    token_check(&mut criterion, &fixture);
+    http_call(&mut criterion, &mut fixture);
+    criterion.final_summary();
+    // Not when criterion only tests or lists the benches, or runs some of them.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let some = args
+        .iter()
+        .any(|arg| !arg.starts_with('-') || arg == "--test" || arg == "--list");
+    if !some {
+        side_by_side(&mut fixture);
+    }
+    fixture.stop();
+}

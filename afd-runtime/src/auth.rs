@@ -147,7 +147,7 @@ impl<S: Into<String>> FromIterator<S> for Scopes {
 pub struct Principal {
     subject: Arc<str>,
     client_id: Option<Arc<str>>,
-    scopes: Scopes,
+    scopes: Arc<Scopes>,
     #[serde(skip)]
     claims: Arc<Map<String, Value>>,
 }
@@ -158,7 +158,7 @@ impl Principal {
         Principal {
             subject: subject.into(),
             client_id: None,
-            scopes,
+            scopes: Arc::new(scopes),
             claims: Arc::default(),
         }
     }
