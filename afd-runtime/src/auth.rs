@@ -142,13 +142,11 @@ impl<S: Into<String>> FromIterator<S> for Scopes {
 /// The caller of a request, as its access token says: handed to handlers by
 /// [`CommandContext::principal`](crate::CommandContext::principal) for checks of the app's
 /// own (the order belongs to this subject, say).
-#[derive(Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, PartialEq)]
 pub struct Principal {
     subject: Arc<str>,
     client_id: Option<Arc<str>>,
     scopes: Arc<Scopes>,
-    #[serde(skip)]
     claims: Arc<Map<String, Value>>,
 }
 

@@ -398,6 +398,7 @@ impl Dispatcher {
 
     /// Whether `def` is exposed by the server but withheld from this caller by its scopes:
     /// a call of it fails `INSUFFICIENT_SCOPE` rather than `COMMAND_NOT_FOUND`.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn withholds(&self, def: &CommandDef) -> bool {
         self.hides(def) && self.inner.exposed.contains(def.name())
     }
