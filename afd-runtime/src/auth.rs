@@ -18,9 +18,9 @@
 //! assert!(granted.covers_all(&["shop:read", "orders:cancel"]));
 //! ```
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -136,6 +136,38 @@ impl fmt::Display for Scopes {
 impl<S: Into<String>> FromIterator<S> for Scopes {
     fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Self {
         Scopes(iter.into_iter().map(Into::into).collect())
+    }
+}
+
+/// Values made once per granted scope set and shared (a caller's view of a dispatcher or a
+/// server), for at most [`PerScopes::MAX`] sets at once: past it, they are made afresh.
+pub(crate) struct PerScopes<T>(Mutex<HashMap<Scopes, Arc<T>>>);
+
+impl<T> Default for PerScopes<T> {
+    fn default() -> Self {
+        PerScopes(Mutex::default())
+    }
+}
+
+impl<T> PerScopes<T> {
+    /// How many scope sets keep a value at once.
+    const MAX: usize = 256;
+
+    /// The value of `scopes`, made by `make` the first time.
+    pub(crate) fn get_or_make(&self, scopes: &Scopes, make: impl FnOnce() -> T) -> Arc<T> {
+        let mut values = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(value) = values.get(scopes) {
+            return value.clone();
+        }
+        if values.len() >= Self::MAX {
+            values.clear();
+        }
+        let value = Arc::new(make());
+        values.insert(scopes.clone(), value.clone());
+        value
     }
 }
 

@@ -324,7 +324,7 @@ impl DispatcherBuilder {
                 usage: self.usage.unwrap_or_else(UsageStats::in_memory),
                 search: OnceLock::new(),
                 scopes,
-                views: std::sync::Mutex::default(),
+                views: Default::default(),
                 bound,
                 #[cfg(feature = "semantic")]
                 semantic: self.semantic.unwrap_or_else(SemanticOptions::from_env),

@@ -23,7 +23,7 @@ mod path;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -35,7 +35,7 @@ pub use handler::HandlerService;
 pub use limits::Limits;
 pub(crate) use path::CallPath;
 
-use crate::auth::Scopes;
+use crate::auth::{PerScopes, Scopes};
 use crate::command::CommandDef;
 use crate::command_context::CommandContext;
 use crate::contexts::{ContextHint, Host, Scope, SessionState, Sessions};
@@ -157,7 +157,7 @@ struct Inner {
     /// The scopes the builder set for commands, over what they declare.
     scopes: HashMap<&'static str, Box<[Box<str>]>>,
     /// The views of callers granted each scope set, made on first use.
-    views: Mutex<HashMap<Scopes, Arc<View>>>,
+    views: PerScopes<View>,
     /// The operator's bound on every caller's scopes ([`DispatcherBuilder::scope_bound`]):
     /// what it does not cover is not exposed, and unknown to every caller.
     bound: Option<Scopes>,
@@ -197,9 +197,6 @@ struct View {
     /// Position in the whole exposure -> position in the view (`u32::MAX`: hidden).
     positions: Vec<u32>,
 }
-
-/// How many scope sets keep a view at once; past it, the views are made afresh.
-const MAX_VIEWS: usize = 256;
 
 /// The scopes a caller needs for `def`: the builder's choice, else what the command
 /// declares, else its category's default.
@@ -324,22 +321,10 @@ impl Dispatcher {
     /// description; a call of one fails `INSUFFICIENT_SCOPE`, naming the scopes it needs.
     /// Views are made once per scope set and shared.
     pub fn for_scopes(&self, granted: &Scopes) -> Dispatcher {
-        let mut views = self
+        let view = self
             .inner
             .views
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let view = match views.get(granted) {
-            Some(view) => view.clone(),
-            None => {
-                if views.len() >= MAX_VIEWS {
-                    views.clear();
-                }
-                let view = Arc::new(self.make_view(granted));
-                views.insert(granted.clone(), view.clone());
-                view
-            }
-        };
+            .get_or_make(granted, || self.make_view(granted));
         Dispatcher {
             inner: self.inner.clone(),
             view: Some(view),

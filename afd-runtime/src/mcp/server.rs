@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::Tool;
 
@@ -12,7 +12,7 @@ use super::listing;
 use super::strategy::Strategy;
 use super::tools::{Rendering, Route};
 use crate::audit::Audit;
-use crate::auth::{Principal, Scopes};
+use crate::auth::{PerScopes, Principal, Scopes};
 use crate::command_context::CommandContext;
 use crate::contexts::Sessions;
 use crate::dispatch::Dispatcher;
@@ -49,13 +49,10 @@ pub(super) struct Inner {
     /// Whether the instructions were the app's own rather than generated from the catalog.
     pub(super) custom_instructions: bool,
     /// The server as seen by callers granted each scope set, made on first use.
-    pub(super) views: Mutex<HashMap<Scopes, Arc<Inner>>>,
+    pub(super) views: PerScopes<Inner>,
     /// Where decisions are recorded.
     pub(super) audit: Arc<Audit>,
 }
-
-/// How many scope sets keep a view of the server at once; past it, they are made afresh.
-const MAX_VIEWS: usize = 256;
 
 impl Inner {
     /// What a caller granted `granted` sees: the catalog its scopes cover, listed,
@@ -97,7 +94,7 @@ impl Inner {
             eager,
             options: self.options,
             custom_instructions: self.custom_instructions,
-            views: Mutex::default(),
+            views: PerScopes::default(),
             audit: self.audit.clone(),
         }
     }
@@ -207,24 +204,10 @@ impl McpServer {
     /// (see [`Dispatcher::for_scopes`]). Made once per scope set and shared.
     #[must_use]
     pub fn for_scopes(&self, granted: &Scopes) -> McpServer {
-        let inner = {
-            let mut views = self
-                .inner
-                .views
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            match views.get(granted) {
-                Some(inner) => inner.clone(),
-                None => {
-                    if views.len() >= MAX_VIEWS {
-                        views.clear();
-                    }
-                    let inner = Arc::new(self.inner.view(granted));
-                    views.insert(granted.clone(), inner.clone());
-                    inner
-                }
-            }
-        };
+        let inner = self
+            .inner
+            .views
+            .get_or_make(granted, || self.inner.view(granted));
         McpServer {
             inner,
             connection: self.connection.clone(),

@@ -1,11 +1,8 @@
 //! Opaque tokens, checked by the authorization server's RFC 7662 introspection endpoint
-//! with the resource server's client credentials. An active answer is kept until the token
-//! expires, at most [`KEEP`]; an inactive one is not kept (a token does not come back to
-//! life); an endpoint that does not answer refuses the request.
+//! with the resource server's client credentials (the verifier remembers an active answer
+//! as it remembers a verified JWT); an endpoint that does not answer refuses the request.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
@@ -13,30 +10,14 @@ use super::verify::{TokenRejection, principal_of};
 use super::{IntrospectionSettings, OAuth};
 use crate::auth::Principal;
 
-/// The longest an introspection answer is kept.
-const KEEP: Duration = Duration::from_secs(60);
-/// The most answers kept; past it, the oldest half is forgotten.
-const MAX_KEPT: usize = 10_000;
-
 pub(super) struct Introspector {
     pub(super) settings: IntrospectionSettings,
     http: reqwest::Client,
-    kept: Mutex<HashMap<Box<str>, (Principal, Instant)>>,
 }
 
 impl Introspector {
     pub(super) fn new(settings: IntrospectionSettings, http: reqwest::Client) -> Self {
-        Introspector {
-            settings,
-            http,
-            kept: Mutex::default(),
-        }
-    }
-
-    fn kept(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, (Principal, Instant)>> {
-        self.kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        Introspector { settings, http }
     }
 
     pub(super) async fn check(
@@ -45,11 +26,6 @@ impl Introspector {
         token: &str,
         oauth: &OAuth,
     ) -> Result<Principal, TokenRejection> {
-        if let Some((principal, until)) = self.kept().get(token)
-            && Instant::now() < *until
-        {
-            return Ok(principal.clone());
-        }
         let response = self
             .http
             .post(endpoint)
@@ -73,28 +49,13 @@ impl Introspector {
             tracing::warn!(%endpoint, %error, "OAuth: the introspection answer cannot be read");
             TokenRejection::Unavailable
         })?;
-        let (principal, expires) = judge(answer, oauth)?;
-        let keep = expires.map_or(KEEP, |left| left.min(KEEP));
-        let mut kept = self.kept();
-        if kept.len() >= MAX_KEPT {
-            let now = Instant::now();
-            kept.retain(|_, (_, until)| *until > now);
-            if kept.len() >= MAX_KEPT {
-                kept.clear();
-            }
-        }
-        kept.insert(token.into(), (principal.clone(), Instant::now() + keep));
-        Ok(principal)
+        judge(answer, oauth)
     }
 }
 
 /// The principal of an introspection answer, after the checks a JWT gets: active, not
-/// expired, not before its time, from the issuer, for this resource. Also how long it
-/// stays valid.
-fn judge(
-    answer: Map<String, Value>,
-    oauth: &OAuth,
-) -> Result<(Principal, Option<Duration>), TokenRejection> {
+/// expired, not before its time, from the issuer, for this resource.
+fn judge(answer: Map<String, Value>, oauth: &OAuth) -> Result<Principal, TokenRejection> {
     if answer.get("active") != Some(&Value::Bool(true)) {
         return Err(TokenRejection::Invalid("the token is not active"));
     }
@@ -103,13 +64,13 @@ fn judge(
         .unwrap_or_default()
         .as_secs();
     let leeway = oauth.leeway.as_secs();
-    let left = match answer.get("exp").and_then(Value::as_u64) {
-        Some(exp) if exp + leeway <= now => {
-            return Err(TokenRejection::Invalid("the token has expired"));
-        }
-        Some(exp) => Some(Duration::from_secs(exp.saturating_sub(now))),
-        None => None,
-    };
+    if answer
+        .get("exp")
+        .and_then(Value::as_u64)
+        .is_some_and(|exp| exp + leeway <= now)
+    {
+        return Err(TokenRejection::Invalid("the token has expired"));
+    }
     if answer
         .get("nbf")
         .and_then(Value::as_u64)
@@ -136,7 +97,7 @@ fn judge(
             ));
         }
     }
-    Ok((principal_of(answer)?, left))
+    principal_of(answer)
 }
 
 #[cfg(test)]
@@ -161,9 +122,9 @@ mod tests {
             "active": true, "sub": "s", "scope": "a b", "iss": "https://as.example",
             "aud": "https://rs.example/mcp", "exp": now + 30
         });
-        let (principal, left) = judge(answer(good.clone()), &oauth).unwrap();
+        let principal = judge(answer(good.clone()), &oauth).unwrap();
         assert_eq!(principal.scopes().to_string(), "a b");
-        assert!(left.unwrap() <= Duration::from_secs(30));
+        assert_eq!(principal.claim("exp").unwrap(), now + 30);
         for (field, value) in [
             ("active", Value::Bool(false)),
             ("aud", Value::from("https://other.example")),

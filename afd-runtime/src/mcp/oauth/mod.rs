@@ -9,6 +9,7 @@
 mod introspect;
 mod keys;
 pub(super) mod metadata;
+mod remember;
 mod verify;
 
 use std::time::Duration;
@@ -139,8 +140,8 @@ impl OAuth {
     }
 
     /// Accepts opaque (non-JWT) tokens, checked by the issuer's RFC 7662 introspection
-    /// endpoint (the one its metadata names) with these client credentials. Answers are
-    /// kept until the token expires, at most a minute.
+    /// endpoint (the one its metadata names) with these client credentials. An active
+    /// answer is remembered until the token expires, at most a minute.
     #[must_use]
     pub fn introspection(
         mut self,

@@ -1,13 +1,10 @@
 //! Checking one request's bearer token: [`TokenVerifier::check`] reads the `Authorization`
 //! header, verifies a JWT (allowed algorithm, a known key of the algorithm's family,
 //! signature, `exp` and `nbf` with leeway, `iss`, `aud`) or introspects an opaque token,
-//! and gives the [`Principal`] or why the request is refused. A client sends the same token
-//! on request after request: a verified JWT is remembered until it expires, at most
-//! [`REMEMBER`], so that only its first request pays for the signature.
+//! and gives the [`Principal`] or why the request is refused. A token checked once is
+//! remembered (`remember`), so that a client's later requests with it pay a lookup.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
 
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
@@ -15,6 +12,7 @@ use serde_json::{Map, Value};
 use super::OAuth;
 use super::introspect::Introspector;
 use super::keys::Keys;
+use super::remember::Remembered;
 use crate::auth::{Principal, Scopes};
 
 /// Why a request's token is refused.
@@ -38,19 +36,12 @@ pub struct TokenVerifier {
     pub(in crate::mcp) settings: OAuth,
     keys: Keys,
     introspector: Option<Introspector>,
-    /// Verified JWTs, with the instant each stops being trusted without a new check.
-    verified: Mutex<HashMap<Box<str>, (Principal, Instant)>>,
+    /// Tokens already checked.
+    remembered: Remembered,
 }
 
 /// The longest `Authorization` header read; longer ones are refused unread.
 const MAX_TOKEN_BYTES: usize = 16 * 1024;
-
-/// The longest a verified JWT is remembered (never past its `exp`): how late a key removed
-/// from the issuer's key set stops verifying the tokens it signed.
-const REMEMBER: Duration = Duration::from_secs(60);
-
-/// The most verified tokens remembered; past it, those expired go, then all.
-const MAX_REMEMBERED: usize = 10_000;
 
 impl TokenVerifier {
     /// A verifier for `settings`; fetches the issuer's keys in the background at once (on
@@ -82,7 +73,7 @@ impl TokenVerifier {
             settings,
             keys,
             introspector,
-            verified: Mutex::default(),
+            remembered: Remembered::default(),
         });
         let warm = Arc::downgrade(&verifier);
         tokio::spawn(async move {
@@ -102,9 +93,22 @@ impl TokenVerifier {
     /// be checked.
     pub async fn check(&self, header: Option<&[u8]>) -> Result<Principal, TokenRejection> {
         let token = bearer(header)?;
-        if token.bytes().filter(|&b| b == b'.').count() == 2 {
-            return self.check_jwt(token).await;
+        if let Some(principal) = self.remembered.get(token) {
+            return Ok(principal);
         }
+        let principal = if token.bytes().filter(|&b| b == b'.').count() == 2 {
+            self.verify_jwt(token).await?
+        } else {
+            self.introspect(token).await?
+        };
+        // Remembered until it expires (without leeway), at most a minute.
+        let exp = principal.claim("exp").and_then(Value::as_u64);
+        self.remembered.keep(token, &principal, exp);
+        Ok(principal)
+    }
+
+    /// An opaque token, by introspection where it is configured.
+    async fn introspect(&self, token: &str) -> Result<Principal, TokenRejection> {
         match &self.introspector {
             Some(introspector) => {
                 let endpoint = match &introspector.settings.endpoint {
@@ -125,45 +129,6 @@ impl TokenVerifier {
             }
             None => Err(TokenRejection::Invalid("the token is not a JWT")),
         }
-    }
-
-    fn verified(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, (Principal, Instant)>> {
-        self.verified
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    async fn check_jwt(&self, token: &str) -> Result<Principal, TokenRejection> {
-        if let Some((principal, until)) = self.verified().get(token)
-            && Instant::now() < *until
-        {
-            return Ok(principal.clone());
-        }
-        let principal = self.verify_jwt(token).await?;
-        // Remembered until it expires (without leeway), at most `REMEMBER`.
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs();
-        let left = principal
-            .claim("exp")
-            .and_then(Value::as_u64)
-            .map_or(Duration::ZERO, |exp| {
-                Duration::from_secs(exp.saturating_sub(now))
-            });
-        let keep = left.min(REMEMBER);
-        if !keep.is_zero() {
-            let mut verified = self.verified();
-            if verified.len() >= MAX_REMEMBERED {
-                let now = Instant::now();
-                verified.retain(|_, (_, until)| *until > now);
-                if verified.len() >= MAX_REMEMBERED {
-                    verified.clear();
-                }
-            }
-            verified.insert(token.into(), (principal.clone(), Instant::now() + keep));
-        }
-        Ok(principal)
     }
 
     async fn verify_jwt(&self, token: &str) -> Result<Principal, TokenRejection> {
