@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, RwLock};
 
 use afd_runtime::mcp::{McpServer, Strategy};
+use afd_runtime::ops::Drain;
 use afd_runtime::usage::UsageStats;
 use afd_runtime::{ContextDef, Registry, Sessions, SourceLocation};
 use rmcp::model::{
@@ -48,6 +49,8 @@ pub struct Gateway {
     peers: Mutex<Vec<Peer<RoleServer>>>,
     rebuilds: std::sync::atomic::AtomicUsize,
     predictive_start: bool,
+    /// The drain every catalog the gateway serves shares.
+    drain: Drain,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -135,11 +138,13 @@ impl Gateway {
             .collect();
         let sessions = Sessions::default();
         let usage = options.usage.unwrap_or_else(UsageStats::in_memory);
+        let drain = Drain::new();
         let placeholder = McpServer::builder_shared(Arc::new(
             Registry::builder()
                 .build()
                 .map_err(|e| GatewayError::Catalog(e.to_string()))?,
         ))
+        .drain(drain.clone())
         .build()
         .map_err(|e| GatewayError::Catalog(e.to_string()))?;
         let gateway = Arc::new(Gateway {
@@ -154,6 +159,7 @@ impl Gateway {
             peers: Mutex::new(Vec::new()),
             rebuilds: Default::default(),
             predictive_start: config.gateway.predictive_start.unwrap_or(true),
+            drain,
         });
         gateway.rebuild()?;
         Ok((gateway, receiver))
@@ -175,6 +181,12 @@ impl Gateway {
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
+    }
+
+    /// The drain of every connection the gateway serves: begin it to refuse new calls
+    /// while those in flight finish (see [`afd_runtime::ops`]).
+    pub fn drain(&self) -> &Drain {
+        &self.drain
     }
 
     /// Whether the server of the tool predicted next is started in the background
@@ -259,6 +271,7 @@ impl Gateway {
             .strategy(self.strategy)
             .instructions(instructions)
             .dispatch(move |d| d.sessions(sessions).usage(usage).hide(hidden))
+            .drain(self.drain.clone())
             .build()
             .map_err(|e| GatewayError::Catalog(e.to_string()))?;
         *self

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use afd_gateway::{Config, Gateway, Options};
 use afd_runtime::mcp::Strategy;
+use afd_runtime::ops::DrainOutcome;
 use afd_runtime::usage::UsageStats;
 use clap::Parser;
 
@@ -44,6 +45,10 @@ struct Cli {
     /// Accept requests for this Host name (repeat for several; default: loopback only).
     #[arg(long, value_name = "HOST", requires = "http")]
     allowed_host: Vec<String>,
+    /// On SIGTERM or SIGINT, refuse new calls and give those in flight this long to
+    /// finish before cancelling them (e.g. 30s, 2m).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = humantime::parse_duration, env = "AFD_DRAIN")]
+    drain: std::time::Duration,
 }
 
 #[tokio::main]
@@ -103,15 +108,38 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let handle = gateway.serve_http(options).await?;
         tracing::info!(servers = gateway.upstreams().len(), url = %handle.url(), "afd-gateway serving over streamable HTTP");
         eprintln!("afd-gateway serving MCP at {}", handle.url());
-        tokio::signal::ctrl_c().await?;
+        afd_runtime::ops::shutdown_signal().await;
+        let outcome = gateway.drain().run(cli.drain).await;
+        gateway.drain().close();
         handle.shutdown().await;
         gateway.shutdown();
-        return Ok(());
+        return finished(outcome);
     }
     tracing::info!(
         servers = gateway.upstreams().len(),
         cache = %config.cache_dir().display(),
         "afd-gateway serving over stdio"
     );
-    gateway.serve_stdio().await
+    let serving = gateway.serve_stdio();
+    tokio::pin!(serving);
+    tokio::select! {
+        served = &mut serving => served,
+        () = afd_runtime::ops::shutdown_signal() => {
+            let outcome = gateway.drain().run(cli.drain).await;
+            gateway.drain().close();
+            gateway.shutdown();
+            finished(outcome)
+        }
+    }
+}
+
+/// An error when the drain had to cancel calls.
+fn finished(outcome: DrainOutcome) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    match outcome {
+        DrainOutcome::Finished => Ok(()),
+        DrainOutcome::Cancelled { .. } => {
+            Err("calls still running at the end of the drain were cancelled".into())
+        }
+        _ => Err("the drain ended in an unknown way".into()),
+    }
 }

@@ -37,6 +37,9 @@ pub mod codes {
     pub const CANCELLED: &str = "CANCELLED";
     /// Too many calls; the suggestion says when to retry.
     pub const RATE_LIMITED: &str = "RATE_LIMITED";
+    /// The server is shutting down and takes no new calls; the call did not run.
+    /// Retryable: a new connection reaches another replica, or this one once restarted.
+    pub const SHUTTING_DOWN: &str = "SHUTTING_DOWN";
     /// A resource the command needs does not exist.
     pub const NOT_FOUND: &str = "NOT_FOUND";
     /// A batch entry or pipeline step was not run (stop on error, a false `when`, a timeout).

@@ -40,6 +40,9 @@ pub mod middleware;
 // The built-in tools.
 pub mod tools;
 
+// Operating a server: readiness and the drain.
+pub mod ops;
+
 // Surfaces.
 #[cfg(feature = "cli")]
 pub mod cli;

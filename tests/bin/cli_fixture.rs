@@ -1,6 +1,7 @@
 //! A small app for the command-line tests of what the examples do not show: a command
 //! called by an alias and by a deprecated alias, one that runs until Ctrl-C, one that
-//! asks for confirmation, and one kept off the command line.
+//! takes as long as it is told (for the drain on SIGTERM), one that asks for confirmation,
+//! and one kept off the command line.
 
 use afd_runtime::Registry;
 use afd_runtime::prelude::*;
@@ -27,6 +28,24 @@ async fn wait_for_cancel(ctx: &CommandContext) -> Result<String, CommandError> {
     Err(CommandError::new("CANCELLED", "stopped before finishing"))
 }
 
+/// Input of `pause`.
+#[derive(Deserialize, JsonSchema)]
+struct Pause {
+    /// How long to take, in milliseconds.
+    ms: u64,
+}
+
+/// Takes `ms` milliseconds to answer, unless cancelled first.
+#[command(category = "demo", execution_time = "slow")]
+async fn pause(input: Pause, ctx: &CommandContext) -> Result<String, CommandError> {
+    tokio::select! {
+        () = tokio::time::sleep(std::time::Duration::from_millis(input.ms)) => {
+            Ok(format!("paused {} ms", input.ms))
+        }
+        () = ctx.cancelled() => Err(CommandError::new("CANCELLED", "stopped before finishing")),
+    }
+}
+
 /// Forgets someone (asks first).
 #[command(category = "demo", mutation, confirm_prompt = "Really forget {name}?")]
 fn forget(input: Greeting) -> String {
@@ -46,6 +65,7 @@ async fn main() {
             .register_all([
                 greet::COMMAND,
                 wait_for_cancel::COMMAND,
+                pause::COMMAND,
                 forget::COMMAND,
                 mcp_only::COMMAND,
             ])

@@ -14,6 +14,7 @@ use super::{Cli, EXIT_FAILURE, EXIT_SUCCESS};
 use crate::command_context::CommandContext;
 use crate::contexts::SessionStore;
 use crate::mcp::{McpServer, Strategy};
+use crate::ops::{DrainOutcome, shutdown_signal};
 use crate::usage::UsageStats;
 
 const STRATEGY: &str = "strategy";
@@ -34,6 +35,7 @@ const AUDIT_LOG: &str = "audit-log";
 const AUDIT_ARGUMENTS: &str = "audit-arguments";
 const AUDIT_REDACT: &str = "audit-redact";
 const AUDIT_STORE: &str = "audit-store";
+const DRAIN: &str = "drain";
 /// The introspection client's secret, never a flag (flags show in process lists).
 #[cfg(feature = "oauth")]
 const AUTH_SECRET_ENV: &str = "AFD_AUTH_CLIENT_SECRET";
@@ -45,6 +47,12 @@ const SESSIONS_ENV: &str = "AFD_SESSION_STORE";
 const SESSION_IDLE_ENV: &str = "AFD_SESSION_IDLE";
 /// Where usage statistics live when `--usage-store` is not given.
 const USAGE_ENV: &str = "AFD_USAGE_STORE";
+/// The grace period of a drain when `--drain` is not given.
+const DRAIN_ENV: &str = "AFD_DRAIN";
+/// The grace period of a drain by default.
+const DEFAULT_DRAIN: Duration = Duration::from_secs(30);
+/// How long the transports may take to close once the drain is over.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The heading `serve`'s flags are listed under in help.
 const HEADING: &str = "Serving MCP (serve, or no subcommand)";
@@ -139,6 +147,11 @@ pub(super) fn args() -> Vec<Arg> {
             .value_name("DURATION")
             .value_parser(parse_idle)
             .help("End sessions unused for this long, in memory or in Redis, e.g. 45m or 2h (default: AFD_SESSION_IDLE, else what the app sets, 30m by default)"),
+        Arg::new(DRAIN)
+            .long(DRAIN)
+            .value_name("DURATION")
+            .value_parser(parse_drain)
+            .help("On SIGTERM or SIGINT, refuse new calls and give those in flight this long to finish before cancelling them, e.g. 30s or 2m (default: AFD_DRAIN, else 30s)"),
         Arg::new(EXPORT)
             .long(EXPORT)
             .value_name("DIR")
@@ -241,43 +254,122 @@ pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) ->
         };
     }
     tracing::info!(strategy = %server.strategy(), tools = server.tools().len(), "starting {}", cli.name);
+    let grace = match drain_grace(matches) {
+        Ok(grace) => grace,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return EXIT_FAILURE;
+        }
+    };
+    // The stores to flush once serving ends (a clone shares them).
+    let kept = server.clone();
     let served = match matches.get_one::<SocketAddr>(HTTP) {
         #[cfg(feature = "http")]
-        Some(addr) => {
-            let mut options = crate::mcp::HttpOptions::new(*addr);
-            if let Some(token) = matches.get_one::<String>(TOKEN) {
-                options = options.bearer_token(token.clone());
-            }
-            if let Some(hosts) = matches.get_many::<String>(ALLOWED_HOST) {
-                options = options.allowed_hosts(hosts.cloned());
-            }
-            options = match oauth(matches, options) {
-                Ok(options) => options,
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    return EXIT_FAILURE;
-                }
-            };
-            match server.bind_http(options).await {
-                Ok(handle) => {
-                    eprintln!("{} serving MCP at {}", cli.name, handle.url());
-                    handle.wait().await;
-                    Ok(())
-                }
-                Err(error) => Err(error.into()),
-            }
-        }
+        Some(addr) => serve_http(cli, matches, server, *addr, grace).await,
         #[cfg(not(feature = "http"))]
         Some(_) => Err("this build has no HTTP transport (the `http` feature is off)".into()),
-        None => server.serve_stdio().await,
+        None => serve_stdio(server, grace).await,
     };
+    // Whatever ended the serving, what was recorded is written before the process exits.
+    let usage = kept.dispatcher().usage().clone();
+    let flushed = tokio::task::spawn_blocking(move || usage.flush()).await;
+    match flushed {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => tracing::error!(%error, "usage statistics: the last write failed"),
+        Err(error) => tracing::error!(%error, "usage statistics: the last write panicked"),
+    }
+    kept.audit().flush().await;
     match served {
-        Ok(()) => EXIT_SUCCESS,
+        Ok(DrainOutcome::Finished) => EXIT_SUCCESS,
+        Ok(DrainOutcome::Cancelled { .. }) => {
+            eprintln!(
+                "error: calls still running at the end of the {} drain were cancelled",
+                humantime::format_duration(grace)
+            );
+            EXIT_FAILURE
+        }
         Err(error) => {
             eprintln!("error: {error}");
             EXIT_FAILURE
         }
     }
+}
+
+/// Serves streamable HTTP until SIGTERM or SIGINT, then drains.
+#[cfg(feature = "http")]
+async fn serve_http(
+    cli: &Cli,
+    matches: &ArgMatches,
+    server: McpServer,
+    addr: SocketAddr,
+    grace: Duration,
+) -> Result<DrainOutcome, Box<dyn std::error::Error + Send + Sync>> {
+    let mut options = crate::mcp::HttpOptions::new(addr);
+    if let Some(token) = matches.get_one::<String>(TOKEN) {
+        options = options.bearer_token(token.clone());
+    }
+    if let Some(hosts) = matches.get_many::<String>(ALLOWED_HOST) {
+        options = options.allowed_hosts(hosts.cloned());
+    }
+    let options = oauth(matches, options)?;
+    let drain = server.drain().clone();
+    let handle = server.bind_http(options).await?;
+    eprintln!("{} serving MCP at {}", cli.name, handle.url());
+    shutdown_signal().await;
+    let outcome = drain.run(grace).await;
+    drain.close();
+    if tokio::time::timeout(CLOSE_TIMEOUT, handle.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("the HTTP endpoint did not close in time");
+    }
+    Ok(outcome)
+}
+
+/// Serves stdio until the client closes it (no drain: nothing is in flight), or until
+/// SIGTERM or SIGINT, then drains.
+async fn serve_stdio(
+    server: McpServer,
+    grace: Duration,
+) -> Result<DrainOutcome, Box<dyn std::error::Error + Send + Sync>> {
+    let drain = server.drain().clone();
+    let serving = server.serve_stdio();
+    tokio::pin!(serving);
+    tokio::select! {
+        served = &mut serving => served.map(|()| DrainOutcome::Finished),
+        () = shutdown_signal() => {
+            // The front and rmcp run on tasks of their own: the calls in flight go on
+            // while the drain waits for them.
+            let outcome = drain.run(grace).await;
+            drain.close();
+            match tokio::time::timeout(CLOSE_TIMEOUT, serving).await {
+                Ok(Err(error)) => tracing::debug!(%error, "stdio closed with an error"),
+                Ok(Ok(())) => {}
+                Err(_) => tracing::warn!("stdio did not close in time"),
+            }
+            Ok(outcome)
+        }
+    }
+}
+
+/// `--drain` (or `AFD_DRAIN`), else 30 s.
+fn drain_grace(matches: &ArgMatches) -> Result<Duration, String> {
+    if let Some(grace) = matches.get_one::<Duration>(DRAIN) {
+        return Ok(*grace);
+    }
+    match std::env::var(DRAIN_ENV) {
+        Ok(text) if !text.trim().is_empty() => {
+            parse_drain(&text).map_err(|error| format!("{DRAIN_ENV}='{text}': {error}"))
+        }
+        _ => Ok(DEFAULT_DRAIN),
+    }
+}
+
+/// A `--drain` value: a duration such as `30s`, `2m` or `0s` (cancel at once).
+fn parse_drain(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text.trim())
+        .map_err(|error| format!("{error}; give a duration such as 30s or 2m"))
 }
 
 /// The OAuth resource server the flags (or `AFD_AUTH_ISSUER` and `AFD_AUTH_AUDIENCE`) ask

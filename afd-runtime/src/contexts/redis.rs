@@ -274,6 +274,17 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let _: String = redis::cmd("PING")
+                .query_async(&mut connection)
+                .await
+                .map_err(|error| unavailable(&error))?;
+            Ok(())
+        })
+    }
+
     fn remove<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let mut connection = self.connection.clone();

@@ -206,6 +206,12 @@ pub trait SessionStore: Send + Sync + 'static {
         })
     }
 
+    /// Whether the store answers now (a readiness check: Redis `PING`). The default, for a
+    /// store in this process, always does.
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async { Ok(()) })
+    }
+
     /// Ends a session; whether it existed.
     fn remove<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, bool>;
 
@@ -544,6 +550,18 @@ impl Sessions {
     /// to [`with_store`](Sessions::with_store)).
     pub fn is_shared(&self) -> bool {
         matches!(self.backend, Backend::Shared(_))
+    }
+
+    /// Whether the store answers now (a readiness check); sessions in memory always do.
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be reached.
+    pub async fn ping(&self) -> Result<(), SessionStoreError> {
+        match &self.backend {
+            Backend::Memory(_) => Ok(()),
+            Backend::Shared(store) => store.ping().await,
+        }
     }
 
     /// A new, unguessable session handle (the session itself is made by

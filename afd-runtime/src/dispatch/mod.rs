@@ -529,6 +529,12 @@ impl Dispatcher {
         }
     }
 
+    /// Whether search was asked to have a semantic layer.
+    #[cfg(feature = "semantic")]
+    pub(crate) fn has_semantic_search(&self) -> bool {
+        self.inner.semantic.is_some()
+    }
+
     /// The usage statistics calls are recorded in.
     pub fn usage(&self) -> &UsageStats {
         &self.inner.usage

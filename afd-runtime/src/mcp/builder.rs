@@ -14,9 +14,13 @@ use crate::command_context::CommandContext;
 use crate::contexts::NoContextPolicy;
 use crate::declared::DeclarationError;
 use crate::dispatch::{Dispatcher, DispatcherBuilder, DispatcherError, Surface};
+use crate::ops::{Drain, Readiness};
 use crate::prompt::Prompts;
 use crate::registry::Registry;
 use crate::resource::Resources;
+
+/// An app's readiness probe, kept until the server is built.
+type ReadyProbe = Arc<dyn Fn() -> crate::ops::CheckFuture + Send + Sync>;
 
 /// Why a server could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +68,8 @@ pub struct McpServerBuilder {
     resources: Option<Resources>,
     prompts: Option<Prompts>,
     audit: Option<Audit>,
+    ready_checks: Vec<(String, ReadyProbe)>,
+    drain: Option<Drain>,
 }
 
 impl McpServerBuilder {
@@ -87,7 +93,31 @@ impl McpServerBuilder {
             resources: None,
             prompts: None,
             audit: None,
+            ready_checks: Vec::new(),
+            drain: None,
         }
+    }
+
+    /// Shares `drain` with other servers (a gateway's catalog rebuilt while it serves):
+    /// by default each server has a drain of its own.
+    #[must_use]
+    pub fn drain(mut self, drain: Drain) -> Self {
+        self.drain = Some(drain);
+        self
+    }
+
+    /// Adds a readiness check of the app's own to `/readyz` (a database the handlers
+    /// need, say), beside those the server makes for its stores and model; `probe` is
+    /// `Ok` when the dependency answers. Each check has two seconds.
+    #[must_use]
+    pub fn ready_check<F, Fut>(mut self, name: impl Into<String>, probe: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<(), String>> + Send + 'static,
+    {
+        let probe: ReadyProbe = Arc::new(move || Box::pin(probe()) as crate::ops::CheckFuture);
+        self.ready_checks.push((name.into(), probe));
+        self
     }
 
     /// Where the server records one event per decision (see [`audit`](crate::audit));
@@ -305,6 +335,8 @@ impl McpServerBuilder {
         // Build the search index and afd-discover's lists off the serving path, so the
         // first discover does not pay.
         dispatcher.warm_in_background();
+        let drain = self.drain.unwrap_or_default();
+        let readiness = Readiness::for_dispatcher(&dispatcher);
         let resources = match self.resources {
             Some(resources) => resources,
             None => Resources::try_global()?.clone(),
@@ -332,6 +364,14 @@ impl McpServerBuilder {
             custom_instructions,
             views: Default::default(),
             audit: Arc::new(self.audit.unwrap_or_default()),
+            readiness: self
+                .ready_checks
+                .into_iter()
+                .fold(readiness, |readiness, (name, probe)| {
+                    readiness.with_check(name, move || probe())
+                })
+                .with_drain(drain.clone()),
+            drain,
         }))
     }
 }

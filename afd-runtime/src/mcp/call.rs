@@ -109,7 +109,25 @@ impl McpServer {
             event.arguments = audit.arguments(&arguments);
             event
         });
-        let mut ctx = self.inner.context.clone().with_cancellation(cancel);
+        // Counted in flight until answered, so that a drain waits for it; refused once the
+        // drain has begun.
+        let Some(_work) = self.inner.drain.enter() else {
+            let answer = Answer::Command(CommandResult::failure(shutting_down()));
+            if let Some(mut event) = audited {
+                event.decision = Decision::ToolError;
+                event.error = Some(codes::SHUTTING_DOWN.to_owned());
+                event.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+                audit.record(&event);
+            }
+            return Called {
+                answer,
+                notified: false,
+            };
+        };
+        // The call's own token: cancelled by the client's request, or by the drain once its
+        // grace period is over (the answer is then CANCELLED, and still sent).
+        let token = CancellationToken::new();
+        let mut ctx = self.inner.context.clone().with_cancellation(token.clone());
         if let Some(principal) = principal {
             ctx = ctx.with_principal(principal);
         }
@@ -145,7 +163,22 @@ impl McpServer {
             Some(handle) => self.inner.dispatcher.session(handle).await.ok(),
             None => None,
         };
-        let answer = self.answer_call(name, arguments, ctx).await;
+        let answer = {
+            let call = self.answer_call(name, arguments, ctx);
+            tokio::pin!(call);
+            tokio::select! {
+                biased;
+                answer = &mut call => answer,
+                () = cancel.cancelled() => {
+                    token.cancel();
+                    call.await
+                }
+                () = self.inner.drain.aborted() => {
+                    token.cancel();
+                    call.await
+                }
+            }
+        };
         if let Some(mut event) = audited {
             if !answer.success() {
                 event.decision = Decision::ToolError;
@@ -455,6 +488,18 @@ pub(super) fn error_data(error: &CommandError) -> Value {
 /// The structured content of a result that could not be serialised.
 fn serialization_failure(error: &serde_json::Error) -> Value {
     json!({"success": false, "error": {"code": codes::INTERNAL_ERROR, "message": error.to_string()}})
+}
+
+/// `SHUTTING_DOWN`: a call that arrived once the drain had begun.
+fn shutting_down() -> CommandError {
+    CommandError::new(
+        codes::SHUTTING_DOWN,
+        "The server is shutting down and takes no new calls; this one did not run",
+    )
+    .with_suggestion(
+        "Retry the call: a new connection reaches another replica, or this server once it restarts.",
+    )
+    .with_retryable(true)
 }
 
 #[cfg(test)]

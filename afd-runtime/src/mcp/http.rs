@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tower::Service;
 
 use super::McpServer;
+use super::http_ops::{self, Body};
 use super::stream::malformed::{self, Malformed, Refused};
 use crate::audit::{Audit, AuditEvent, Decision};
 use crate::auth::Principal;
@@ -33,6 +34,10 @@ const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// The JSON-RPC error code of an `initialize` refused because every session is taken (in
 /// the range the spec leaves to servers).
 const SESSIONS_FULL: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32000);
+
+/// How long a connection may take to finish the answer it is writing once the endpoint
+/// stops.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// The session header of the 2025-11-25 streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -195,8 +200,6 @@ impl HttpHandle {
         let _ = self.task.await;
     }
 }
-
-type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
@@ -385,6 +388,16 @@ async fn post<S: ServerHandler + Send + 'static>(
         };
         return json_error(StatusCode::BAD_REQUEST, &error);
     }
+    // Counted in flight until the answer is sent. Once the drain has begun a request is
+    // refused, retryable; a notification or a response (to the server's own request of a
+    // call in flight) still passes.
+    let work = match front.server.drain().enter() {
+        Some(work) => work,
+        None if malformed::is_request(&bytes) => {
+            return shutting_down(malformed::readable_id(bytes.trim_ascii()));
+        }
+        None => front.server.drain().enter_admitted(),
+    };
     // A direct call of a command beyond the caller's scopes: 403 naming the scopes, so
     // that the client can ask for them (step-up authorization).
     if let Some(principal) = principal
@@ -409,7 +422,7 @@ async fn post<S: ServerHandler + Send + 'static>(
     // The session is in the manager once rmcp has answered its `initialize`.
     drop(opening);
     if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
-        return response;
+        return response.map(|body| http_ops::counted(body, work));
     }
     let error = malformed::diagnose(&bytes).unwrap_or_else(|| {
         if bytes.trim_ascii().is_empty() {
@@ -433,6 +446,18 @@ async fn post<S: ServerHandler + Send + 'static>(
         }
     });
     json_error(StatusCode::BAD_REQUEST, &error)
+}
+
+/// 503 for a request that arrives once the drain has begun: retryable, and the
+/// connection closed so that the client's next one goes elsewhere.
+fn shutting_down(id: malformed::AnswerId) -> Response<Body> {
+    let error = malformed::shutting_down(id);
+    let mut response = closing(json_error(StatusCode::SERVICE_UNAVAILABLE, &error));
+    response.headers_mut().insert(
+        hyper::header::RETRY_AFTER,
+        hyper::header::HeaderValue::from_static("1"),
+    );
+    response
 }
 
 fn authorised(request: &Request<Incoming>, token: &str) -> bool {
@@ -513,10 +538,32 @@ struct OAuthFront {
 }
 
 impl<S: ServerHandler + Send + 'static> Front<S> {
-    /// Answers one request: metadata, the path, the token, the session's owner, then the
-    /// POST checks or rmcp.
+    /// Answers one request: `/healthz` and `/readyz`, else [`serve`](Front::serve).
     async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
         let started = Instant::now();
+        if let Some(response) = http_ops::probe(
+            request.method(),
+            request.uri().path(),
+            self.server.readiness(),
+        )
+        .await
+        {
+            return response;
+        }
+        let mut response = self.serve(request, started).await;
+        if self.server.drain().is_draining() {
+            // Clients open their next connection elsewhere.
+            response.headers_mut().insert(
+                hyper::header::CONNECTION,
+                hyper::header::HeaderValue::from_static("close"),
+            );
+        }
+        response
+    }
+
+    /// Answers a request for the endpoint (or the metadata): the path, the token, the
+    /// session's owner, then the POST checks or rmcp.
+    async fn serve(&self, request: Request<Incoming>, started: Instant) -> Response<Body> {
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.oauth
             && oauth
@@ -572,8 +619,18 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
             return plain(StatusCode::NOT_FOUND, "Not Found: Session not found");
         }
         let deleting = request.method() == Method::DELETE;
+        let drain = self.server.drain();
         let mut response = if request.method() == Method::POST && json_content(&request) {
             post(request, self, principal.as_ref()).await
+        } else if request.method() == Method::GET {
+            // A stream of server messages: none while draining, and closed when the drain
+            // begins (it carries no answer to wait for).
+            if drain.is_draining() {
+                return shutting_down(malformed::AnswerId::null());
+            }
+            let Ok(response) = self.service.clone().call(request).await;
+            let closed = drain.began_owned();
+            response.map(|body| http_ops::closing(body, closed))
         } else {
             let Ok(response) = self.service.clone().call(request).await;
             response
@@ -1000,13 +1057,20 @@ where
                 let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
                 let connection =
                     builder.serve_connection_with_upgrades(TokioIo::new(stream), handler);
-                tokio::select! {
-                    result = connection => {
-                        if let Err(error) = result {
-                            tracing::debug!(%error, "connection ended with an error");
+                tokio::pin!(connection);
+                let result = tokio::select! {
+                    result = connection.as_mut() => result,
+                    () = stop.cancelled() => {
+                        // An answer being written is finished; an idle connection closes.
+                        connection.as_mut().graceful_shutdown();
+                        match tokio::time::timeout(CLOSE_GRACE, connection).await {
+                            Ok(result) => result,
+                            Err(_) => Ok(()),
                         }
                     }
-                    () = stop.cancelled() => {}
+                };
+                if let Err(error) = result {
+                    tracing::debug!(%error, "connection ended with an error");
                 }
             });
         }

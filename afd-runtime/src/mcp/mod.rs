@@ -35,6 +35,8 @@ mod client;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_ops;
 mod listing;
 #[cfg(feature = "oauth")]
 mod oauth;

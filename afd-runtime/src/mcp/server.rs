@@ -16,6 +16,7 @@ use crate::auth::{PerScopes, Principal, Scopes};
 use crate::command_context::CommandContext;
 use crate::contexts::Sessions;
 use crate::dispatch::Dispatcher;
+use crate::ops::{Drain, Readiness};
 use crate::prompt::Prompts;
 use crate::resource::{ResourceUpdates, Resources, SubscriberId};
 use crate::usage::UsageStats;
@@ -52,6 +53,10 @@ pub(super) struct Inner {
     pub(super) views: PerScopes<Inner>,
     /// Where decisions are recorded.
     pub(super) audit: Arc<Audit>,
+    /// The drain every transport of the server shares.
+    pub(super) drain: Drain,
+    /// What `/readyz` checks.
+    pub(super) readiness: Readiness,
 }
 
 impl Inner {
@@ -96,6 +101,8 @@ impl Inner {
             custom_instructions: self.custom_instructions,
             views: PerScopes::default(),
             audit: self.audit.clone(),
+            drain: self.drain.clone(),
+            readiness: self.readiness.clone(),
         }
     }
 }
@@ -245,6 +252,18 @@ impl McpServer {
     /// Where this server records its decisions.
     pub fn audit(&self) -> &Audit {
         &self.inner.audit
+    }
+
+    /// The drain its transports share: once it begins, they refuse new sessions and calls
+    /// (retryable) and let those in flight finish. See [`ops`](crate::ops).
+    pub fn drain(&self) -> &Drain {
+        &self.inner.drain
+    }
+
+    /// What `/readyz` checks: the stores and model the server uses (see
+    /// [`Readiness::for_dispatcher`]), the app's own checks, and the drain.
+    pub fn readiness(&self) -> &Readiness {
+        &self.inner.readiness
     }
 
     /// The strategy in force (after the environment override).

@@ -184,8 +184,14 @@ impl McpServer {
         // follows the session leaves every call to rmcp.
         let mut taking: Option<Peer<RoleServer>> = None;
         let fast = !self.inner.session_tools;
+        let drain = self.inner.drain.clone();
         loop {
-            match lines::read_line(&mut reader, &mut line, malformed::MAX_LINE_BYTES).await {
+            let read = tokio::select! {
+                biased;
+                () = drain.closed() => break,
+                read = lines::read_line(&mut reader, &mut line, malformed::MAX_LINE_BYTES) => read,
+            };
+            match read {
                 Ok(Line::End) => break,
                 Ok(Line::Whole) => {}
                 Ok(Line::TooLong) => {
@@ -249,7 +255,10 @@ impl McpServer {
                             .insert(key.clone(), token.clone());
                         let writer = writer.clone();
                         let in_flight = in_flight.clone();
+                        // The drain waits for the answer to be written, not only computed.
+                        let work = drain.enter_admitted();
                         tasks.spawn(async move {
+                            let _work = work;
                             let answer = future.await;
                             in_flight
                                 .lock()
@@ -263,7 +272,11 @@ impl McpServer {
                     }
                 }
                 None => {
-                    if let Some(answer) = refuse(&line, &handshake, &in_flight) {
+                    if drain.is_draining() && malformed::is_request(&line) {
+                        // No new sessions or requests once the drain has begun.
+                        let id = malformed::readable_id(line.trim_ascii());
+                        out.extend_from_slice(&malformed::shutting_down(id).to_line());
+                    } else if let Some(answer) = refuse(&line, &handshake, &in_flight) {
                         out.extend_from_slice(&answer);
                     } else if let Err(error) = to_rmcp.write_all(&line).await {
                         tracing::debug!(%error, "rmcp's side of the pipe closed");

@@ -337,6 +337,8 @@ impl UsageStatsBuilder {
             database: None,
             #[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
             writer: None,
+            #[cfg(feature = "postgres")]
+            probe: None,
         };
         if let Some(path) = path {
             inner.attach(path, self.flush_interval);
@@ -381,6 +383,9 @@ struct Inner {
     /// The background writer of the store, when one opened.
     #[cfg(any(feature = "usage-sqlite", feature = "postgres"))]
     writer: Option<writer::Writer>,
+    /// The readiness probe of a PostgreSQL store.
+    #[cfg(feature = "postgres")]
+    probe: Option<postgres::Probe>,
 }
 
 impl Inner {
@@ -405,6 +410,7 @@ impl Inner {
     #[cfg(feature = "postgres")]
     fn attach_postgres(&mut self, url: String, interval: Duration) {
         let shown = postgres::redact(&url);
+        self.probe = postgres::Probe::new(&url).ok();
         match writer::Writer::start(Arc::clone(&self.shared), interval, move || {
             postgres::PostgresStore::open(url)
         }) {
@@ -614,6 +620,20 @@ impl UsageStats {
     /// How many live sessions are tracked.
     pub fn session_count(&self) -> usize {
         self.inner.shared.lock().model.session_count()
+    }
+
+    /// Whether the store answers now (a readiness check): PostgreSQL `SELECT 1` on a
+    /// connection of the check's own; a SQLite file or memory always does.
+    ///
+    /// # Errors
+    ///
+    /// What went wrong, in words for an operator (`postgres: connection refused`).
+    pub async fn check(&self) -> Result<(), String> {
+        #[cfg(feature = "postgres")]
+        if let Some(probe) = &self.inner.probe {
+            return probe.ping().await;
+        }
+        Ok(())
     }
 
     /// Writes what changed to the store now, waiting for the write (blocking: from async

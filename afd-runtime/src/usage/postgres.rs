@@ -175,6 +175,53 @@ impl Endpoint {
     }
 }
 
+/// A connection of its own for readiness checks (`SELECT 1`), opened on first use and
+/// again once it closes; the writer's connection is left to the writer.
+pub(super) struct Probe {
+    endpoint: Endpoint,
+    client: tokio::sync::Mutex<Option<Client>>,
+}
+
+impl std::fmt::Debug for Probe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Probe").finish_non_exhaustive()
+    }
+}
+
+impl Probe {
+    pub(super) fn new(url: &str) -> Result<Probe, OpenError> {
+        Ok(Probe {
+            endpoint: Endpoint::parse(url)?,
+            client: tokio::sync::Mutex::default(),
+        })
+    }
+
+    /// `SELECT 1` on the probe's connection.
+    pub(super) async fn ping(&self) -> Result<(), String> {
+        let mut client = self.client.lock().await;
+        if client.as_ref().is_none_or(Client::is_closed) {
+            *client = None;
+            let connected = self
+                .endpoint
+                .connect()
+                .await
+                .map_err(|error| format!("postgres: {error}"))?;
+            *client = Some(connected);
+        }
+        let Some(connected) = client.as_ref() else {
+            return Err("postgres: not connected".to_owned());
+        };
+        let outcome = match tokio::time::timeout(TIMEOUT, connected.simple_query("SELECT 1")).await
+        {
+            Ok(Ok(_)) => return Ok(()),
+            Ok(Err(error)) => format!("postgres: {error}"),
+            Err(_) => format!("postgres: no answer to SELECT 1 within {TIMEOUT:?}"),
+        };
+        *client = None;
+        Err(outcome)
+    }
+}
+
 /// What `url`'s `sslmode` and `sslrootcert` ask to check; `None`: no TLS.
 fn verification(url: &str) -> Result<Option<Verify>, OpenError> {
     let (_, mode) = take_url_param(url, "sslmode");

@@ -275,6 +275,7 @@ complete -c todo -n "__fish_todo_using_subcommand serve" -l usage-db -d 'Keep us
 complete -c todo -n "__fish_todo_using_subcommand serve" -l usage-store -d 'Keep usage statistics in postgres://user:password@host/db (shared by replicas; TLS by libpq/'s sslmode and sslrootcert), sqlite:PATH, memory or off (default: AFD_USAGE_STORE, else in memory)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l sessions -d 'Keep sessions in redis://host:port[/db] or rediss:// for TLS (shared by replicas), or memory (default: AFD_SESSION_STORE, else in memory)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l session-idle -d 'End sessions unused for this long, in memory or in Redis, e.g. 45m or 2h (default: AFD_SESSION_IDLE, else what the app sets, 30m by default)' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l drain -d 'On SIGTERM or SIGINT, refuse new calls and give those in flight this long to finish before cancelling them, e.g. 30s or 2m (default: AFD_DRAIN, else 30s)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l export -d 'Write the catalog as a folder tree (<category>/<command>.json, index.json, README.md) into DIR and exit' -r -F
 complete -c todo -n "__fish_todo_using_subcommand serve" -l context -d 'Run in this runtime context (see `contexts`)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l db -d 'SQLite database file, or :memory: (the default)' -r

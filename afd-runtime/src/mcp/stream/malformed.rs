@@ -5,6 +5,8 @@
 //! error that carries no id. A client can tell neither from a server that hangs, so the
 //! front answers these lines itself, with the request's id wherever it can be read. This
 //! runs only for lines the front's ordinary parse already refused.
+//!
+//! Also the refusal both fronts write for a request that arrives once the server drains.
 
 use rmcp::model::{
     CallToolRequest, CancelTaskRequest, ClientJsonRpcMessage, ClientRequest, CompleteRequest,
@@ -570,5 +572,36 @@ mod tests {
             deep(300)
         );
         assert_eq!(readable_id(line.as_bytes()), json!(7));
+    }
+}
+
+/// The parts of a message that tell a request from a notification or a response.
+#[derive(serde::Deserialize)]
+struct RequestProbe<'a> {
+    #[serde(default, borrow)]
+    method: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    id: Option<&'a serde_json::value::RawValue>,
+}
+
+/// Whether `line` is a request (a method and an id), or not a message this can read.
+pub(in crate::mcp) fn is_request(line: &[u8]) -> bool {
+    serde_json::from_slice::<RequestProbe<'_>>(line)
+        .map_or(true, |probe| probe.method.is_some() && probe.id.is_some())
+}
+
+/// The error for a request that arrives once the drain has begun: retryable.
+pub(in crate::mcp) fn shutting_down(id: AnswerId) -> Malformed {
+    Malformed {
+        id,
+        code: ErrorCode(-32000),
+        message: "Service unavailable: the server is shutting down and takes no new sessions \
+                  or calls; retry, a new connection reaches another replica"
+            .to_owned(),
+        data: Some(json!({
+            "code": crate::codes::SHUTTING_DOWN,
+            "retryable": true,
+            "suggestion": "Retry the request on a new connection.",
+        })),
     }
 }

@@ -206,6 +206,14 @@ impl SemanticLayer {
         matches!(*self.lock(), State::Ready(_))
     }
 
+    /// Why the model or the vectors failed to load; `None` while loading or once ready.
+    pub fn failure(&self) -> Option<String> {
+        match &*self.lock() {
+            State::Failed(message) => Some(message.clone()),
+            _ => None,
+        }
+    }
+
     /// Waits until loading has finished; `Ok` with what it did when semantic ranking is
     /// on, `Err` with the reason when it failed.
     pub fn wait(&self) -> Result<EmbedStats, String> {
