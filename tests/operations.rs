@@ -9,50 +9,17 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use afd_tests::oauth::Caller;
-use afd_tests::services::{PrivateRedis, free_port, postgres_url, wait_for_port};
+use afd_tests::services::{PrivateRedis, Running, free_port, postgres_url, wait_for_port};
 use serde_json::{Value, json};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_afd-cli-fixture");
 
 /// The tests that count the fixture's calls in the shared PostgreSQL run one at a time.
 static USAGE_COUNTED: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// A child process killed when dropped.
-struct Running(Child);
-
-impl Running {
-    /// Sends SIGTERM.
-    fn terminate(&self) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.0.id().to_string()])
-            .status()
-            .expect("kill runs");
-        assert!(status.success(), "kill -TERM failed");
-    }
-
-    /// Waits for the exit, at most `limit`.
-    fn exit_within(&mut self, limit: Duration) -> Option<ExitStatus> {
-        let start = Instant::now();
-        while start.elapsed() < limit {
-            if let Some(status) = self.0.try_wait().expect("the child can be waited for") {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// The fixture serving streamable HTTP on `port` with `flags`, each command a tool.
 fn serve_http(port: u16, flags: &[&str]) -> Running {
@@ -345,4 +312,40 @@ fn sigterm_on_stdio_answers_the_call_in_flight_and_refuses_new_requests() {
         .exit_within(Duration::from_secs(15))
         .expect("the server exits");
     assert!(status.success(), "exit status {status}");
+}
+
+#[test]
+fn log_format_json_writes_one_object_a_line_on_stderr() {
+    let output = Command::new(FIXTURE)
+        .args(["serve", "--log-format", "json"])
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("the fixture runs");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let lines: Vec<Value> = stderr
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|_| panic!("not a JSON object: {line}"))
+        })
+        .collect();
+    let starting = lines
+        .iter()
+        .find(|line| line["message"] == "starting fixture")
+        .unwrap_or_else(|| panic!("no start line: {stderr}"));
+    assert_eq!(starting["level"], "INFO");
+    assert_eq!(starting["strategy"], "lazy");
+    assert!(starting["timestamp"].is_string());
+
+    let refused = Command::new(FIXTURE)
+        .args(["serve", "--log-format", "yaml"])
+        .output()
+        .expect("the fixture runs");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("use text or json"),
+        "{refused:?}"
+    );
 }

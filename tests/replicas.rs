@@ -26,22 +26,12 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use afd_tests::services::{
-    PrivateRedis, free_port, postgres_url, program, temp_dir, wait_for_port,
+    PrivateRedis, Running, free_port, postgres_url, program, temp_dir, wait_for_port,
 };
-
-/// A child process killed when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn shop_binary() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");

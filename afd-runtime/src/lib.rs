@@ -15,6 +15,7 @@ mod declared;
 mod error;
 pub mod export;
 mod macro_support;
+pub mod metrics;
 pub mod progress;
 pub mod prompt;
 mod random;

@@ -16,7 +16,6 @@ use afd_runtime::{Dispatcher, Registry};
 
 #[tokio::main]
 async fn main() {
-    serve::init_logging();
     std::process::exit(run().await);
 }
 

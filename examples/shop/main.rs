@@ -14,6 +14,5 @@
 
 #[tokio::main]
 async fn main() {
-    afd_examples::serve::init_logging();
     std::process::exit(afd_examples::apps::shop_main().await);
 }

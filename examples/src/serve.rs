@@ -180,13 +180,3 @@ pub async fn print_report(app: &App) -> Result<(), Box<dyn std::error::Error + S
     }
     Ok(())
 }
-
-/// Sends logs to stderr (stdout carries the MCP protocol on stdio), filtered by RUST_LOG.
-pub fn init_logging() {
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
-}

@@ -11,6 +11,5 @@
 
 #[tokio::main]
 async fn main() {
-    afd_examples::serve::init_logging();
     std::process::exit(afd_examples::apps::todo_main().await);
 }

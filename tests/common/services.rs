@@ -116,6 +116,39 @@ pub fn wait_for_port(port: u16, limit: Duration) -> bool {
     false
 }
 
+/// A child process the test started, killed when dropped.
+pub struct Running(pub Child);
+
+impl Running {
+    /// Sends SIGTERM.
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill -TERM failed");
+    }
+
+    /// Waits for the exit, at most `limit`; `None` if it still runs.
+    pub fn exit_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if let Some(status) = self.0.try_wait().expect("the child can be waited for") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A redis-server of this test alone, on its own port, its data in an append-only file
 /// (fsynced on every write) so that a restart finds every session again.
 pub struct PrivateRedis {

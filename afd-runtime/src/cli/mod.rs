@@ -40,6 +40,7 @@ mod app;
 mod declared;
 pub mod flags;
 mod log;
+mod logging;
 mod progress;
 mod render;
 mod run;

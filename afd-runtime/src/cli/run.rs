@@ -90,6 +90,9 @@ pub(super) async fn run(
     let Some((name, sub)) = matches.subcommand() else {
         return serve(cli, matches, ctx).await;
     };
+    if name != "serve" {
+        super::logging::install(super::logging::LogFormat::Text, "warn");
+    }
     let ctx = match enter_context(dispatcher, matches, ctx).await {
         Ok(ctx) => ctx,
         Err(error) => return output.error(error),

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use clap::{Arg, ArgAction, ArgMatches};
 
+use super::logging::{LOG_FORMAT_ENV, LogFormat};
 use super::{Cli, EXIT_FAILURE, EXIT_SUCCESS};
 use crate::command_context::CommandContext;
 use crate::contexts::SessionStore;
@@ -36,6 +37,10 @@ const AUDIT_ARGUMENTS: &str = "audit-arguments";
 const AUDIT_REDACT: &str = "audit-redact";
 const AUDIT_STORE: &str = "audit-store";
 const DRAIN: &str = "drain";
+const LOG_FORMAT: &str = "log-format";
+const METRICS: &str = "metrics";
+/// Where the metrics listener binds when `--metrics` is not given.
+const METRICS_ENV: &str = "AFD_METRICS_ADDR";
 /// The introspection client's secret, never a flag (flags show in process lists).
 #[cfg(feature = "oauth")]
 const AUTH_SECRET_ENV: &str = "AFD_AUTH_CLIENT_SECRET";
@@ -152,6 +157,16 @@ pub(super) fn args() -> Vec<Arg> {
             .value_name("DURATION")
             .value_parser(parse_drain)
             .help("On SIGTERM or SIGINT, refuse new calls and give those in flight this long to finish before cancelling them, e.g. 30s or 2m (default: AFD_DRAIN, else 30s)"),
+        Arg::new(LOG_FORMAT)
+            .long(LOG_FORMAT)
+            .value_name("FORMAT")
+            .value_parser(|text: &str| text.parse::<LogFormat>())
+            .help("Write log lines on stderr as text or json, one object a line (default: AFD_LOG_FORMAT, else text; RUST_LOG filters, default info, the audit trail off)"),
+        Arg::new(METRICS)
+            .long(METRICS)
+            .value_name("ADDR")
+            .value_parser(clap::value_parser!(SocketAddr))
+            .help("Serve Prometheus metrics at http://ADDR/metrics, with /healthz and /readyz, e.g. 127.0.0.1:9464 (default: AFD_METRICS_ADDR; needs the `metrics` feature)"),
         Arg::new(EXPORT)
             .long(EXPORT)
             .value_name("DIR")
@@ -218,17 +233,33 @@ fn server(
 /// Runs `serve` (or the top level with no subcommand): exports the catalog, or serves
 /// until the client disconnects (stdio) or the process is stopped (HTTP).
 pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) -> i32 {
+    let format = match matches.get_one::<LogFormat>(LOG_FORMAT) {
+        Some(format) => *format,
+        None => match std::env::var(LOG_FORMAT_ENV) {
+            Ok(text) if !text.trim().is_empty() => match text.parse() {
+                Ok(format) => format,
+                Err(error) => {
+                    eprintln!("error: {LOG_FORMAT_ENV}: {error}");
+                    return EXIT_FAILURE;
+                }
+            },
+            _ => LogFormat::Text,
+        },
+    };
+    // The audit trail has sinks of its own; on stderr only when RUST_LOG asks for it.
+    super::logging::install(format, "info,afd::audit=warn");
+    let json = format == LogFormat::Json;
     let stores = match stores(matches).await {
         Ok(stores) => stores,
         Err(error) => {
-            eprintln!("error: {error}");
+            fail(json, &error);
             return EXIT_FAILURE;
         }
     };
     let server = match server(cli, matches, ctx, stores) {
         Ok(server) => server,
         Err(error) => {
-            eprintln!("error: {error}");
+            fail(json, &error);
             return EXIT_FAILURE;
         }
     };
@@ -248,7 +279,7 @@ pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) ->
                 EXIT_SUCCESS
             }
             Err(error) => {
-                eprintln!("error: {error}");
+                fail(json, &error);
                 EXIT_FAILURE
             }
         };
@@ -257,15 +288,22 @@ pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) ->
     let grace = match drain_grace(matches) {
         Ok(grace) => grace,
         Err(error) => {
-            eprintln!("error: {error}");
+            fail(json, &error);
             return EXIT_FAILURE;
         }
     };
     // The stores to flush once serving ends (a clone shares them).
     let kept = server.clone();
+    let metrics = match metrics_listener(matches, &server, json).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            fail(json, &error);
+            return EXIT_FAILURE;
+        }
+    };
     let served = match matches.get_one::<SocketAddr>(HTTP) {
         #[cfg(feature = "http")]
-        Some(addr) => serve_http(cli, matches, server, *addr, grace).await,
+        Some(addr) => serve_http(cli, matches, server, *addr, grace, json).await,
         #[cfg(not(feature = "http"))]
         Some(_) => Err("this build has no HTTP transport (the `http` feature is off)".into()),
         None => serve_stdio(server, grace).await,
@@ -279,19 +317,47 @@ pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) ->
         Err(error) => tracing::error!(%error, "usage statistics: the last write panicked"),
     }
     kept.audit().flush().await;
+    #[cfg(feature = "metrics")]
+    if let Some(listener) = metrics {
+        listener.shutdown().await;
+    }
+    #[cfg(not(feature = "metrics"))]
+    let _ = metrics;
     match served {
         Ok(DrainOutcome::Finished) => EXIT_SUCCESS,
         Ok(DrainOutcome::Cancelled { .. }) => {
-            eprintln!(
-                "error: calls still running at the end of the {} drain were cancelled",
-                humantime::format_duration(grace)
+            fail(
+                json,
+                format!(
+                    "calls still running at the end of the {} drain were cancelled",
+                    humantime::format_duration(grace)
+                ),
             );
             EXIT_FAILURE
         }
         Err(error) => {
-            eprintln!("error: {error}");
+            fail(json, &error);
             EXIT_FAILURE
         }
+    }
+}
+
+/// Says why serving failed on stderr: a log event when logs are JSON (every line of
+/// stderr an object then), else an `error:` line.
+fn fail(json: bool, error: impl std::fmt::Display) {
+    if json {
+        tracing::error!("{error}");
+    } else {
+        eprintln!("error: {error}");
+    }
+}
+
+/// Says where the server listens on stderr, as [`fail`] does.
+fn note(json: bool, text: String) {
+    if json {
+        tracing::info!("{text}");
+    } else {
+        eprintln!("{text}");
     }
 }
 
@@ -303,6 +369,7 @@ async fn serve_http(
     server: McpServer,
     addr: SocketAddr,
     grace: Duration,
+    json: bool,
 ) -> Result<DrainOutcome, Box<dyn std::error::Error + Send + Sync>> {
     let mut options = crate::mcp::HttpOptions::new(addr);
     if let Some(token) = matches.get_one::<String>(TOKEN) {
@@ -314,7 +381,10 @@ async fn serve_http(
     let options = oauth(matches, options)?;
     let drain = server.drain().clone();
     let handle = server.bind_http(options).await?;
-    eprintln!("{} serving MCP at {}", cli.name, handle.url());
+    note(
+        json,
+        format!("{} serving MCP at {}", cli.name, handle.url()),
+    );
     shutdown_signal().await;
     let outcome = drain.run(grace).await;
     drain.close();
@@ -350,6 +420,64 @@ async fn serve_stdio(
             }
             Ok(outcome)
         }
+    }
+}
+
+/// The metrics listener `--metrics` (or `AFD_METRICS_ADDR`) asks for, with the metrics
+/// recorded from now on.
+#[cfg(feature = "metrics")]
+async fn metrics_listener(
+    matches: &ArgMatches,
+    server: &McpServer,
+    json: bool,
+) -> Result<Option<crate::mcp::MetricsListener>, String> {
+    let Some(addr) = metrics_addr(matches)? else {
+        return Ok(None);
+    };
+    let (prometheus, reader) = crate::metrics::prometheus()?;
+    let provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+        .with_reader(reader)
+        .build();
+    if !crate::metrics::install(provider) {
+        tracing::warn!("metrics were already installed; the listener serves what they record");
+    }
+    let listener = crate::mcp::MetricsListener::bind(addr, prometheus, server.readiness().clone())
+        .await
+        .map_err(|error| format!("cannot serve metrics on {addr}: {error}"))?;
+    note(
+        json,
+        format!("metrics at http://{}/metrics", listener.local_addr()),
+    );
+    Ok(Some(listener))
+}
+
+/// Without the `metrics` feature, `--metrics` is an error.
+#[cfg(not(feature = "metrics"))]
+async fn metrics_listener(
+    matches: &ArgMatches,
+    _server: &McpServer,
+    _json: bool,
+) -> Result<Option<std::convert::Infallible>, String> {
+    match metrics_addr(matches)? {
+        Some(_) => {
+            Err("this build has no metrics (afd-runtime's `metrics` feature is off)".to_owned())
+        }
+        None => Ok(None),
+    }
+}
+
+/// `--metrics`, else `AFD_METRICS_ADDR`.
+fn metrics_addr(matches: &ArgMatches) -> Result<Option<SocketAddr>, String> {
+    if let Some(addr) = matches.get_one::<SocketAddr>(METRICS) {
+        return Ok(Some(*addr));
+    }
+    match std::env::var(METRICS_ENV) {
+        Ok(text) if !text.trim().is_empty() => text
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|error| format!("{METRICS_ENV}='{text}': {error}")),
+        _ => Ok(None),
     }
 }
 

@@ -250,6 +250,7 @@ impl Host<'_> {
 /// did not run.
 pub(crate) fn store_unavailable(error: SessionStoreError) -> CommandError {
     tracing::warn!(%error, "session store unavailable; refusing the call");
+    crate::metrics::store_error(crate::metrics::Store::Sessions);
     CommandError::new(
         codes::SESSION_STORE_UNAVAILABLE,
         "The session store cannot be reached, so the session's context and scope are unknown; the call did not run",

@@ -87,6 +87,18 @@ async fn timed(
     let started = Instant::now();
     let session = dispatcher.map(|_| ctx.session().map(str::to_owned));
     let mut result = run(route, name, input, ctx).await;
+    if crate::metrics::is_installed() {
+        // Under its canonical name, or the one value every unknown name shares.
+        let command = registry
+            .lookup(name)
+            .map_or(crate::metrics::OTHER, |resolved| resolved.entry.name());
+        let outcome = match &result.error {
+            None if result.success => "success",
+            Some(error) => &error.code[..],
+            None => "failure",
+        };
+        crate::metrics::command_call(command, outcome);
+    }
     // Every call of a command is recorded under its canonical name (typos are not).
     if let (Some(dispatcher), Some(session)) = (dispatcher, session)
         && let Some(resolved) = registry.lookup(name)

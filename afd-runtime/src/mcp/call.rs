@@ -22,6 +22,7 @@ use super::tools::{BATCH, DETAIL, DISCOVER, DOCS, HELP, PIPE, Route, SCHEMA};
 use crate::audit::{AuditEvent, Decision};
 use crate::command_context::CommandContext;
 use crate::error::{CommandError, codes};
+use crate::metrics;
 use crate::result::CommandResult;
 use crate::tools::batch::BatchResult;
 use crate::tools::meta::{BuiltinOutcome, MetaTools};
@@ -179,6 +180,15 @@ impl McpServer {
                 }
             }
         };
+        if metrics::is_installed() {
+            metrics::operation(
+                "tools/call",
+                Some(self.bounded_tool(name)),
+                self.network_transport(),
+                (!answer.success()).then_some("tool_error"),
+                started.elapsed().as_secs_f64(),
+            );
+        }
         if let Some(mut event) = audited {
             if !answer.success() {
                 event.decision = Decision::ToolError;

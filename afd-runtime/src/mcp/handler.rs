@@ -56,9 +56,12 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.seen_by(principal(&context).as_ref())
-            .tools_page(request.and_then(|r| r.cursor), legacy(&context))
-            .await
+        self.timed("tools/list", async move {
+            self.seen_by(principal(&context).as_ref())
+                .tools_page(request.and_then(|r| r.cursor), legacy(&context))
+                .await
+        })
+        .await
     }
 
     async fn list_resources(
@@ -66,15 +69,18 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let this = self.seen_by(principal(&context).as_ref());
-        let all = resources::all(&this.inner.dispatcher, &this.inner.resources);
-        let (resources, next_cursor) =
-            page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
-        Ok(ListResourcesResult {
-            resources,
-            next_cursor,
-            ..Default::default()
+        self.timed("resources/list", async move {
+            let this = self.seen_by(principal(&context).as_ref());
+            let all = resources::all(&this.inner.dispatcher, &this.inner.resources);
+            let (resources, next_cursor) =
+                page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
+            Ok(ListResourcesResult {
+                resources,
+                next_cursor,
+                ..Default::default()
+            })
         })
+        .await
     }
 
     async fn list_resource_templates(
@@ -82,14 +88,17 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let all = resources::templates(&self.inner.resources);
-        let (resource_templates, next_cursor) =
-            page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
-        Ok(ListResourceTemplatesResult {
-            resource_templates,
-            next_cursor,
-            ..Default::default()
+        self.timed("resources/templates/list", async move {
+            let all = resources::templates(&self.inner.resources);
+            let (resource_templates, next_cursor) =
+                page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
+            Ok(ListResourceTemplatesResult {
+                resource_templates,
+                next_cursor,
+                ..Default::default()
+            })
         })
+        .await
     }
 
     async fn read_resource(
@@ -97,20 +106,23 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let principal = principal(&context);
-        let this = self.seen_by(principal.as_ref());
-        let mut ctx = this.inner.context.clone();
-        if let Some(principal) = principal {
-            ctx = ctx.with_principal(principal);
-        }
-        resources::read(
-            &this.inner.dispatcher,
-            &this.inner.resources,
-            ctx,
-            &request.uri,
-        )
+        self.timed("resources/read", async move {
+            let principal = principal(&context);
+            let this = self.seen_by(principal.as_ref());
+            let mut ctx = this.inner.context.clone();
+            if let Some(principal) = principal {
+                ctx = ctx.with_principal(principal);
+            }
+            resources::read(
+                &this.inner.dispatcher,
+                &this.inner.resources,
+                ctx,
+                &request.uri,
+            )
+            .await
+            .map(Into::into)
+        })
         .await
-        .map(Into::into)
     }
 
     async fn subscribe(
@@ -211,14 +223,17 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let all = prompts::list(&self.inner.prompts);
-        let (prompts, next_cursor) =
-            page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
-        Ok(ListPromptsResult {
-            prompts,
-            next_cursor,
-            ..Default::default()
+        self.timed("prompts/list", async move {
+            let all = prompts::list(&self.inner.prompts);
+            let (prompts, next_cursor) =
+                page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
+            Ok(ListPromptsResult {
+                prompts,
+                next_cursor,
+                ..Default::default()
+            })
         })
+        .await
     }
 
     async fn get_prompt(
@@ -226,9 +241,12 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        prompts::get(&self.inner.prompts, self.inner.context.clone(), request)
-            .await
-            .map(Into::into)
+        self.timed("prompts/get", async move {
+            prompts::get(&self.inner.prompts, self.inner.context.clone(), request)
+                .await
+                .map(Into::into)
+        })
+        .await
     }
 
     async fn complete(
@@ -236,7 +254,10 @@ impl ServerHandler for McpServer {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        prompts::complete(&self.inner.prompts, &self.inner.resources, &request)
+        self.timed("completion/complete", async move {
+            prompts::complete(&self.inner.prompts, &self.inner.resources, &request)
+        })
+        .await
     }
 
     #[allow(deprecated)]

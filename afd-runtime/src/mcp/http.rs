@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tower::Service;
 
 use super::McpServer;
-use super::http_ops::{self, Body};
+use super::http_ops::{self, Body, SessionClock};
 use super::stream::malformed::{self, Malformed, Refused};
 use crate::audit::{Audit, AuditEvent, Decision};
 use crate::auth::Principal;
@@ -38,6 +38,9 @@ const SESSIONS_FULL: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32000);
 /// How long a connection may take to finish the answer it is writing once the endpoint
 /// stops.
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
+
+/// How often sessions the manager ended while idle are looked for, for the metrics.
+const SESSION_SWEEP: Duration = Duration::from_secs(10);
 
 /// The session header of the 2025-11-25 streamable HTTP transport.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -522,6 +525,8 @@ struct Front<S: ServerHandler + Send + 'static> {
     audit: Arc<Audit>,
     /// The subject each session was opened by (sessions opened with a token).
     owners: Mutex<HashMap<String, Arc<str>>>,
+    /// When each session opened, for the session metrics.
+    clock: Arc<SessionClock>,
     #[cfg(feature = "oauth")]
     oauth: Option<OAuthFront>,
 }
@@ -644,6 +649,19 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
         if let Some(principal) = &principal {
             self.bind_session(principal, session.as_deref(), deleting, &response)
                 .await;
+        }
+        match (&session, deleting) {
+            (Some(id), true) if response.status().is_success() => self.clock.close(id, None),
+            (None, false) => {
+                if let Some(opened) = response
+                    .headers()
+                    .get(SESSION_HEADER)
+                    .and_then(|id| id.to_str().ok())
+                {
+                    self.clock.open(opened);
+                }
+            }
+            _ => {}
         }
         if response.status() == StatusCode::BAD_REQUEST
             || response.status() == StatusCode::PAYLOAD_TOO_LARGE
@@ -1007,7 +1025,8 @@ where
             opening: tokio::sync::Mutex::new(()),
         })
     });
-    let service = StreamableHttpService::new(move || Ok(connection()), manager, config);
+    let service = StreamableHttpService::new(move || Ok(connection()), manager.clone(), config);
+    let clock = Arc::new(SessionClock::default());
     let listener = TcpListener::bind(options.addr).await?;
     let local_addr = listener.local_addr()?;
     tracing::info!(%local_addr, path = %options.path, "serving MCP over streamable HTTP");
@@ -1025,9 +1044,28 @@ where
         audit: server.inner.audit.clone(),
         server,
         owners: Mutex::default(),
+        clock: clock.clone(),
         #[cfg(feature = "oauth")]
         oauth,
     });
+    // Sessions the manager ended while idle leave the session metrics too.
+    if crate::metrics::is_installed() && options.sessions {
+        let (manager, clock, stop) = (manager.clone(), clock.clone(), shutdown.clone());
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(SESSION_SWEEP);
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    _ = every.tick() => {
+                        let open: std::collections::HashSet<Arc<str>> =
+                            manager.sessions.read().await.keys().cloned().collect();
+                        clock.sweep(&open);
+                    }
+                }
+            }
+            clock.close_all();
+        });
+    }
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
         loop {

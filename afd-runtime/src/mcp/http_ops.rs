@@ -13,6 +13,7 @@ use hyper::body::{Frame, SizeHint};
 use hyper::{Method, Response, StatusCode};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
+use crate::metrics::{self, Transport};
 use crate::ops::{Readiness, Work};
 
 /// A response body.
@@ -131,4 +132,170 @@ impl hyper::body::Body for Closing {
     fn is_end_stream(&self) -> bool {
         self.ended || self.body.is_end_stream()
     }
+}
+
+/// When each HTTP session opened, for `mcp.server.session.duration` and
+/// `afd.sessions.active` (kept only while metrics are installed).
+#[derive(Default)]
+pub(super) struct SessionClock {
+    opened: std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
+}
+
+impl SessionClock {
+    fn opened(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, std::time::Instant>> {
+        self.opened
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A session opened.
+    pub(super) fn open(&self, id: &str) {
+        if !metrics::is_installed() {
+            return;
+        }
+        if self
+            .opened()
+            .insert(id.to_owned(), std::time::Instant::now())
+            .is_none()
+        {
+            metrics::session_opened(Transport::Tcp);
+        }
+    }
+
+    /// A session ended: closed by its client (`why` none), expired, or the server stopped.
+    pub(super) fn close(&self, id: &str, why: Option<&'static str>) {
+        if let Some(opened) = self.opened().remove(id) {
+            metrics::session_closed(Transport::Tcp, opened.elapsed().as_secs_f64(), why);
+        }
+    }
+
+    /// Ends the sessions no longer in `open` (the session manager dropped them idle).
+    pub(super) fn sweep(&self, open: &std::collections::HashSet<std::sync::Arc<str>>) {
+        let gone: Vec<String> = self
+            .opened()
+            .keys()
+            .filter(|id| !open.contains(id.as_str()))
+            .cloned()
+            .collect();
+        for id in gone {
+            self.close(&id, Some("expired"));
+        }
+    }
+
+    /// Ends every session (the endpoint stopped).
+    pub(super) fn close_all(&self) {
+        let all: Vec<String> = self.opened().keys().cloned().collect();
+        for id in all {
+            self.close(&id, Some("server_shutdown"));
+        }
+    }
+}
+
+/// The operator's listener (feature `metrics`): `GET /metrics` (Prometheus text),
+/// `/healthz` and `/readyz`, on an address of its own so that the MCP endpoint's checks
+/// (`Host`, tokens) and its port stay as they are.
+#[cfg(feature = "metrics")]
+#[derive(Debug)]
+pub struct MetricsListener {
+    local_addr: std::net::SocketAddr,
+    stop: tokio_util::sync::CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+#[cfg(feature = "metrics")]
+impl MetricsListener {
+    /// Binds `addr` and serves `metrics` and `readiness` there until
+    /// [`shutdown`](MetricsListener::shutdown).
+    ///
+    /// # Errors
+    ///
+    /// The address cannot be bound.
+    pub async fn bind(
+        addr: std::net::SocketAddr,
+        metrics: crate::metrics::Prometheus,
+        readiness: Readiness,
+    ) -> std::io::Result<MetricsListener> {
+        use hyper::body::Incoming;
+        use hyper_util::rt::TokioIo;
+
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let local_addr = listener.local_addr()?;
+        tracing::info!(%local_addr, "serving metrics at /metrics, health at /healthz and /readyz");
+        let stop = tokio_util::sync::CancellationToken::new();
+        let stopped = stop.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let (stream, _) = tokio::select! {
+                    () = stopped.cancelled() => break,
+                    accepted = listener.accept() => match accepted {
+                        Ok(accepted) => accepted,
+                        Err(error) => {
+                            tracing::warn!(%error, "accept failed");
+                            continue;
+                        }
+                    },
+                };
+                let (metrics, readiness) = (metrics.clone(), readiness.clone());
+                tokio::spawn(async move {
+                    let service =
+                        hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+                            let (metrics, readiness) = (metrics.clone(), readiness.clone());
+                            async move {
+                                Ok::<_, Infallible>(
+                                    answer_operator(&request, &metrics, &readiness).await,
+                                )
+                            }
+                        });
+                    if let Err(error) = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await
+                    {
+                        tracing::debug!(%error, "metrics connection ended with an error");
+                    }
+                });
+            }
+        });
+        Ok(MetricsListener {
+            local_addr,
+            stop,
+            task,
+        })
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> std::net::SocketAddr {
+        self.local_addr
+    }
+
+    /// Stops listening.
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let _ = self.task.await;
+    }
+}
+
+/// The operator listener's answer to one request.
+#[cfg(feature = "metrics")]
+async fn answer_operator(
+    request: &hyper::Request<hyper::body::Incoming>,
+    metrics: &crate::metrics::Prometheus,
+    readiness: &Readiness,
+) -> Response<Body> {
+    if let Some(response) = probe(request.method(), request.uri().path(), readiness).await {
+        return response;
+    }
+    if request.uri().path() != "/metrics" {
+        let mut response = Response::new(Full::new(Bytes::from_static(b"not found")).boxed());
+        *response.status_mut() = StatusCode::NOT_FOUND;
+        return response;
+    }
+    let mut response = Response::new(Full::new(Bytes::from(metrics.render())).boxed());
+    if let Ok(value) = hyper::header::HeaderValue::from_str(metrics.content_type()) {
+        response
+            .headers_mut()
+            .insert(hyper::header::CONTENT_TYPE, value);
+    }
+    response
 }

@@ -40,6 +40,7 @@ mod http_ops;
 mod listing;
 #[cfg(feature = "oauth")]
 mod oauth;
+mod observe;
 mod progress;
 mod prompts;
 mod resources;
@@ -51,6 +52,8 @@ mod tools;
 pub use builder::{BuildError, McpServerBuilder};
 #[cfg(feature = "http")]
 pub use http::{HttpHandle, HttpOptions};
+#[cfg(feature = "metrics")]
+pub use http_ops::MetricsListener;
 #[cfg(feature = "oauth")]
 pub use oauth::{AUDIENCE_ENV, ISSUER_ENV, OAuth, TokenRejection, TokenVerifier};
 pub use progress::Progress;

@@ -340,6 +340,14 @@ impl McpServer {
         }
     }
 
+    /// The conventions' `network.transport` of this connection (`pipe` for a stream).
+    pub(super) fn network_transport(&self) -> crate::metrics::Transport {
+        match self.connection.transport {
+            Transport::Stream => crate::metrics::Transport::Pipe,
+            Transport::Http => crate::metrics::Transport::Tcp,
+        }
+    }
+
     /// The transport's own session, where it has one: a stream connection always, an HTTP
     /// connection only for a client whose protocol keeps sessions (`legacy`: 2025-11-25 or
     /// older). Created on first use, and made afresh if it expired. A store that cannot be

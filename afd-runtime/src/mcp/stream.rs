@@ -42,6 +42,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
+use std::time::Instant;
 
 use futures_util::FutureExt as _;
 use rmcp::{Peer, RoleServer, ServiceExt as _};
@@ -58,6 +59,7 @@ use super::call::{PROGRESS_TOKEN, ToolCall};
 use super::server::McpServer;
 use super::tools::Route;
 use crate::command::ExecutionTime;
+use crate::metrics::{self, Transport};
 
 /// The in-memory pipe to rmcp, each way.
 const PIPE_BYTES: usize = 64 * 1024;
@@ -126,6 +128,8 @@ impl McpServer {
         // connection, `with_connection_of` the same one).
         let server = self.clone();
         let handler = server.with_connection_of(&server);
+        let opened = Instant::now();
+        metrics::session_opened(Transport::Pipe);
         let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
         let (from_rmcp, to_rmcp) = tokio::io::split(ours);
         let writer: SharedWriter<W> = Arc::new(tokio::sync::Mutex::new(writer));
@@ -156,10 +160,16 @@ impl McpServer {
             Ok(()) => {}
             Err(error) => tracing::debug!(%error, "could not copy rmcp's output"),
         }
-        match rmcp.await {
+        let result = match rmcp.await {
             Ok(result) => result,
             Err(error) => Err(error.into()),
-        }
+        };
+        metrics::session_closed(
+            Transport::Pipe,
+            opened.elapsed().as_secs_f64(),
+            result.is_err().then_some("transport_error"),
+        );
+        result
     }
 
     /// Reads the client's messages: answers the calls it can, passes the rest to rmcp.

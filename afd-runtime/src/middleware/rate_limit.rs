@@ -95,7 +95,9 @@ impl Around for RateLimitLayer {
             return Box::pin(next.run(request));
         }
         let command = request.def.name();
-        match self.acquire(command) {
+        let acquired = self.acquire(command);
+        crate::metrics::rate_limit(command, acquired.is_ok());
+        match acquired {
             Ok(()) => Box::pin(next.run(request)),
             Err(wait) => {
                 let retry_after_ms = wait.as_millis().max(1) as u64;

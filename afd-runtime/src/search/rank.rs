@@ -72,17 +72,26 @@ impl SearchIndex {
         if limit == 0 || self.n_docs == 0 {
             return Vec::new();
         }
+        let started = crate::metrics::is_installed().then(std::time::Instant::now);
         let parsed = query::parse(self, query);
         #[cfg(feature = "semantic")]
         if let Some(hits) =
             super::semantic::fuse::search(self, query, &parsed, limit, &tie_break, &keep)
         {
+            if let Some(started) = started {
+                crate::metrics::search(true, started.elapsed().as_secs_f64());
+            }
             return hits;
         }
-        if parsed.concepts.is_empty() {
-            return Vec::new();
+        let hits = if parsed.concepts.is_empty() {
+            Vec::new()
+        } else {
+            rank(self, &parsed, limit, &tie_break, &keep)
+        };
+        if let Some(started) = started {
+            crate::metrics::search(false, started.elapsed().as_secs_f64());
         }
-        rank(self, &parsed, limit, &tie_break, &keep)
+        hits
     }
 }
 

@@ -138,6 +138,9 @@ fn run<S: Store>(
             Err(RecvTimeoutError::Disconnected) => Some(Control::Shutdown),
         };
         let result = store.sync(shared);
+        if result.is_err() {
+            crate::metrics::store_error(crate::metrics::Store::Usage);
+        }
         match request {
             Some(Control::Flush(ack)) => {
                 // The caller may have given up waiting; nothing to do then.
