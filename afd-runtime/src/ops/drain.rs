@@ -118,6 +118,7 @@ impl Drain {
     }
 
     /// Completes when the drain begins, owning what it waits on (for a stream to hold).
+    #[cfg(feature = "http")]
     pub(crate) fn began_owned(&self) -> tokio_util::sync::WaitForCancellationFutureOwned {
         self.inner.began.clone().cancelled_owned()
     }
