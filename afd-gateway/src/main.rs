@@ -49,6 +49,10 @@ struct Cli {
     /// finish before cancelling them (e.g. 30s, 2m).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = humantime::parse_duration, env = "AFD_DRAIN")]
     drain: std::time::Duration,
+    /// Serve Prometheus metrics at http://ADDR/metrics, with /healthz and /readyz (e.g.
+    /// 127.0.0.1:9465).
+    #[arg(long, value_name = "ADDR", env = "AFD_METRICS_ADDR")]
+    metrics: Option<std::net::SocketAddr>,
 }
 
 #[tokio::main]
@@ -89,6 +93,10 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         return Ok(());
     }
     gateway.warm();
+    let metrics = match cli.metrics {
+        Some(addr) => Some(metrics_listener(addr, &gateway).await?),
+        None => None,
+    };
     if let Some(addr) = cli.http {
         let mut options = afd_runtime::mcp::HttpOptions::new(addr);
         if !cli.allowed_host.is_empty() {
@@ -113,6 +121,9 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         gateway.drain().close();
         handle.shutdown().await;
         gateway.shutdown();
+        if let Some(metrics) = metrics {
+            metrics.shutdown().await;
+        }
         return finished(outcome);
     }
     tracing::info!(
@@ -131,6 +142,25 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             finished(outcome)
         }
     }
+}
+
+/// Records metrics from now on and serves them on `addr`, with the gateway's readiness.
+async fn metrics_listener(
+    addr: std::net::SocketAddr,
+    gateway: &Gateway,
+) -> Result<afd_runtime::mcp::MetricsListener, Box<dyn std::error::Error + Send + Sync>> {
+    let (prometheus, reader) = afd_runtime::metrics::prometheus()?;
+    let provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+        .with_reader(reader)
+        .build();
+    afd_runtime::metrics::install(provider);
+    let readiness = gateway.server().readiness().clone();
+    let listener = afd_runtime::mcp::MetricsListener::bind(addr, prometheus, readiness).await?;
+    eprintln!(
+        "afd-gateway metrics at http://{}/metrics",
+        listener.local_addr()
+    );
+    Ok(listener)
 }
 
 /// An error when the drain had to cancel calls.

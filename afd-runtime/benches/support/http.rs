@@ -5,11 +5,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use afd_runtime::mcp::HttpHandle;
+use afd_runtime::prelude::*;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
-use afd_runtime::prelude::*;
 use serde_json::json;
 
 #[derive(Deserialize, JsonSchema)]
