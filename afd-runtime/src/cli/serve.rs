@@ -161,7 +161,7 @@ pub(super) fn args() -> Vec<Arg> {
             .long(LOG_FORMAT)
             .value_name("FORMAT")
             .value_parser(|text: &str| text.parse::<LogFormat>())
-            .help("Write log lines on stderr as text or json, one object a line (default: AFD_LOG_FORMAT, else text; RUST_LOG filters, default info, the audit trail off)"),
+            .help("Write log lines on stderr as text or json, one object a line (default: AFD_LOG_FORMAT, else text; RUST_LOG filters, default info, rmcp and the audit trail at warn)"),
         Arg::new(METRICS)
             .long(METRICS)
             .value_name("ADDR")
@@ -246,8 +246,9 @@ pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) ->
             _ => LogFormat::Text,
         },
     };
-    // The audit trail has sinks of its own; on stderr only when RUST_LOG asks for it.
-    super::logging::install(format, "info,afd::audit=warn");
+    // The audit trail has sinks of its own, and rmcp says at info level what an operator
+    // need not read (each session opened and closed): on stderr when RUST_LOG asks.
+    super::logging::install(format, "info,rmcp=warn,afd::audit=warn");
     let json = format == LogFormat::Json;
     let stores = match stores(matches).await {
         Ok(stores) => stores,

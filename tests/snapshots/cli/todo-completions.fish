@@ -276,7 +276,7 @@ complete -c todo -n "__fish_todo_using_subcommand serve" -l usage-store -d 'Keep
 complete -c todo -n "__fish_todo_using_subcommand serve" -l sessions -d 'Keep sessions in redis://host:port[/db] or rediss:// for TLS (shared by replicas), or memory (default: AFD_SESSION_STORE, else in memory)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l session-idle -d 'End sessions unused for this long, in memory or in Redis, e.g. 45m or 2h (default: AFD_SESSION_IDLE, else what the app sets, 30m by default)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l drain -d 'On SIGTERM or SIGINT, refuse new calls and give those in flight this long to finish before cancelling them, e.g. 30s or 2m (default: AFD_DRAIN, else 30s)' -r
-complete -c todo -n "__fish_todo_using_subcommand serve" -l log-format -d 'Write log lines on stderr as text or json, one object a line (default: AFD_LOG_FORMAT, else text; RUST_LOG filters, default info, the audit trail off)' -r
+complete -c todo -n "__fish_todo_using_subcommand serve" -l log-format -d 'Write log lines on stderr as text or json, one object a line (default: AFD_LOG_FORMAT, else text; RUST_LOG filters, default info, rmcp and the audit trail at warn)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l metrics -d 'Serve Prometheus metrics at http://ADDR/metrics, with /healthz and /readyz, e.g. 127.0.0.1:9464 (default: AFD_METRICS_ADDR; needs the `metrics` feature)' -r
 complete -c todo -n "__fish_todo_using_subcommand serve" -l export -d 'Write the catalog as a folder tree (<category>/<command>.json, index.json, README.md) into DIR and exit' -r -F
 complete -c todo -n "__fish_todo_using_subcommand serve" -l context -d 'Run in this runtime context (see `contexts`)' -r
