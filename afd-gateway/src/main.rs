@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use afd_gateway::{Config, Gateway, Options};
 use afd_runtime::mcp::Strategy;
 use afd_runtime::ops::DrainOutcome;
+use afd_runtime::telemetry::Otlp;
 use afd_runtime::usage::UsageStats;
 use clap::Parser;
 
@@ -57,22 +58,67 @@ struct Cli {
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    // Logs (upstreams' stderr included) go to stderr: stdout is the MCP transport.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
-    match run(Cli::parse()).await {
+    let otlp = match otlp() {
+        Ok(otlp) => otlp,
+        Err(error) => {
+            eprintln!("afd-gateway: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    logging(otlp.as_ref());
+    let outcome = run(Cli::parse()).await;
+    // The spans and metrics of the last calls go out before the process exits.
+    let _ = tokio::task::spawn_blocking(move || {
+        afd_runtime::metrics::flush();
+        if let Some(otlp) = otlp {
+            otlp.shutdown();
+        }
+    })
+    .await;
+    match outcome {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("afd-gateway: {error}");
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// The OTLP trace pipeline the `OTEL_*` variables ask for, if any.
+fn otlp() -> Result<Option<Otlp>, String> {
+    if !afd_runtime::telemetry::traces_requested() {
+        return Ok(None);
+    }
+    Otlp::from_env("afd-gateway").map(Some)
+}
+
+/// Logs (upstreams' stderr included) on stderr, as stdout is the MCP transport, filtered by
+/// `RUST_LOG` (default `info`, rmcp and the audit trail at `warn`); afd's spans to `otlp`.
+fn logging(otlp: Option<&Otlp>) {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(format!(
+            "info,rmcp=warn,afd::audit=warn,{}=off",
+            afd_runtime::telemetry::TARGET
+        ))
+    });
+    let lines = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_filter(filter);
+    let spans = otlp.map(|otlp| {
+        otlp.layer().with_filter(
+            tracing_subscriber::filter::Targets::new()
+                .with_target(afd_runtime::telemetry::TARGET, tracing::Level::TRACE),
+        )
+    });
+    tracing_subscriber::registry()
+        .with(lines)
+        .with(spans)
+        .init();
 }
 
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {

@@ -26,6 +26,7 @@ use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc::UnboundedSender;
+use tracing::Instrument as _;
 
 use crate::cache::ToolList;
 use crate::config::{ServerConfig, Transport};
@@ -535,6 +536,25 @@ impl Upstream {
         input: Value,
         ctx: CommandContext,
     ) -> CommandResult<Value> {
+        let span = client_span(&self.name, tool);
+        let result = self
+            .call_upstream(tool, mutation, input, ctx)
+            .instrument(span.clone())
+            .await;
+        if let Some(error) = &result.error {
+            afd_runtime::telemetry::fail(&span, &error.code);
+        }
+        result
+    }
+
+    /// [`call`](Upstream::call), within its CLIENT span.
+    async fn call_upstream(
+        self: &Arc<Self>,
+        tool: &str,
+        mutation: bool,
+        input: Value,
+        ctx: CommandContext,
+    ) -> CommandResult<Value> {
         if let Some(reason) =
             crate::config::refusal(&self.config, self.gateway_read_only, tool, mutation)
         {
@@ -559,7 +579,13 @@ impl Upstream {
             Value::Object(map) => map,
             _ => Default::default(),
         };
-        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let mut params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        // The upstream's spans join the caller's trace.
+        let mut meta = serde_json::Map::new();
+        afd_runtime::telemetry::inject(&mut meta);
+        if !meta.is_empty() {
+            params.meta = Some(meta.into());
+        }
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = match peer
             .send_cancellable_request(request, PeerRequestOptions::no_options())
@@ -730,6 +756,26 @@ fn protocol_error(server: &str, tool: &str, what: &str) -> CommandError {
     ))
     .with_retryable(false)
     .with_details(json!({"server": server, "tool": tool}))
+}
+
+/// The CLIENT span of a call to an upstream server: `tools/call {tool}`, with the
+/// server's name. Disabled, and free, when no subscriber takes afd's spans.
+fn client_span(server: &str, tool: &str) -> tracing::Span {
+    if !tracing::enabled!(target: "afd::otel", tracing::Level::INFO) {
+        return tracing::Span::none();
+    }
+    tracing::info_span!(
+        target: "afd::otel",
+        "mcp.client",
+        otel.name = %format_args!("tools/call {tool}"),
+        otel.kind = "client",
+        otel.status_code = tracing::field::Empty,
+        mcp.method.name = "tools/call",
+        gen_ai.tool.name = tool,
+        gen_ai.operation.name = "execute_tool",
+        server.address = server,
+        error.type = tracing::field::Empty,
+    )
 }
 
 /// Maps an upstream tool result: `structuredContent` (else `{content}` with the text

@@ -24,6 +24,7 @@ pub mod resource;
 mod result;
 pub mod search;
 mod similarity;
+pub mod telemetry;
 mod text;
 #[cfg(any(feature = "redis", feature = "postgres"))]
 mod tls;

@@ -112,7 +112,7 @@ mod imp {
         pub(super) store_errors: Counter<u64>,
         pub(super) search: Histogram<f64>,
         /// Kept so that its readers keep reading.
-        _provider: SdkMeterProvider,
+        pub(super) provider: SdkMeterProvider,
     }
 
     /// Records from now on into `provider`'s meter `afd` (a provider with a Prometheus
@@ -167,7 +167,7 @@ mod imp {
                     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                 ])
                 .build(),
-            _provider: provider,
+            provider,
         };
         INSTRUMENTS.set(instruments).is_ok()
     }
@@ -355,6 +355,17 @@ pub fn search(semantic: bool, seconds: f64) {
     }
     #[cfg(not(feature = "metrics"))]
     let _ = (semantic, seconds);
+}
+
+/// Has the readers export what the instruments hold now (an OTLP reader sends it at
+/// once): call it before the process exits. Blocking.
+pub fn flush() {
+    #[cfg(feature = "metrics")]
+    if let Some(instruments) = imp::INSTRUMENTS.get()
+        && let Err(error) = instruments.provider.force_flush()
+    {
+        tracing::debug!(%error, "metrics: the last export failed");
+    }
 }
 
 /// Whether instruments are installed (recording costs nothing otherwise).

@@ -7,6 +7,7 @@ use std::str::FromStr;
 use tracing_subscriber::EnvFilter;
 
 /// Where the format is read when `--log-format` is not given.
+#[cfg(feature = "mcp")]
 pub(super) const LOG_FORMAT_ENV: &str = "AFD_LOG_FORMAT";
 
 /// How log lines are written.
@@ -32,23 +33,61 @@ impl FromStr for LogFormat {
 }
 
 /// Installs the subscriber unless the app installed one: `format`, events at `default`
-/// and above unless `RUST_LOG` says otherwise. Whether it was installed.
-pub(super) fn install(format: LogFormat, default: &str) -> bool {
+/// and above unless `RUST_LOG` says otherwise, and (feature `otel`) afd's spans to `otlp`.
+/// Whether it was installed.
+pub(super) fn install(format: LogFormat, default: &str, otlp: Option<&Otlp>) -> bool {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
     if tracing::dispatcher::has_been_set() {
         return false;
     }
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    let installed = match format {
-        LogFormat::Text => builder.with_ansi(false).try_init(),
-        LogFormat::Json => builder
+    // With traces on, the JSON lines carry the trace and span ids of the request they were
+    // written in: the lines take afd's spans (never printed as lines of their own) unless
+    // RUST_LOG says otherwise of them.
+    let spans = if otlp.is_some() && format == LogFormat::Json {
+        #[cfg(feature = "otel")]
+        crate::telemetry::log_ids();
+        "info"
+    } else {
+        "off"
+    };
+    let spans = format!("{}={spans}", crate::telemetry::TARGET);
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(directives) if directives.contains(crate::telemetry::TARGET) => {
+            EnvFilter::new(directives)
+        }
+        Ok(directives) if !directives.trim().is_empty() => {
+            EnvFilter::new(format!("{directives},{spans}"))
+        }
+        _ => EnvFilter::new(format!("{default},{spans}")),
+    };
+    let lines = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let lines = match format {
+        LogFormat::Text => lines.with_ansi(false).boxed(),
+        LogFormat::Json => lines
             .json()
             .flatten_event(true)
             .with_current_span(true)
             .with_span_list(false)
-            .try_init(),
+            .boxed(),
     };
-    installed.is_ok()
+    let registry = tracing_subscriber::registry().with(lines.with_filter(filter));
+    #[cfg(feature = "otel")]
+    let registry = registry.with(otlp.map(|otlp| {
+        otlp.layer().with_filter(
+            tracing_subscriber::filter::Targets::new()
+                .with_target(crate::telemetry::TARGET, tracing::Level::TRACE),
+        )
+    }));
+    registry.try_init().is_ok()
 }
+
+/// The OTLP trace pipeline; without the feature `otel`, never one.
+#[cfg(feature = "otel")]
+pub(super) type Otlp = crate::telemetry::Otlp;
+
+/// Without the feature `otel` there is no OTLP pipeline.
+#[cfg(not(feature = "otel"))]
+pub(super) type Otlp = std::convert::Infallible;

@@ -91,7 +91,7 @@ pub(super) async fn run(
         return serve(cli, matches, ctx).await;
     };
     if name != "serve" {
-        super::logging::install(super::logging::LogFormat::Text, "warn");
+        super::logging::install(super::logging::LogFormat::Text, "warn", None);
     }
     let ctx = match enter_context(dispatcher, matches, ctx).await {
         Ok(ctx) => ctx,

@@ -246,10 +246,51 @@ pub(super) async fn run(cli: &Cli, matches: &ArgMatches, ctx: CommandContext) ->
             _ => LogFormat::Text,
         },
     };
+    let json = format == LogFormat::Json;
+    let otlp = match otlp(&cli.name) {
+        Ok(otlp) => otlp,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return EXIT_FAILURE;
+        }
+    };
     // The audit trail has sinks of its own, and rmcp says at info level what an operator
     // need not read (each session opened and closed): on stderr when RUST_LOG asks.
-    super::logging::install(format, "info,rmcp=warn,afd::audit=warn");
-    let json = format == LogFormat::Json;
+    super::logging::install(format, "info,rmcp=warn,afd::audit=warn", otlp.as_ref());
+    let code = serve(cli, matches, ctx, json).await;
+    // The spans and metrics of the last calls (the drain's too) go out before the
+    // process exits.
+    tokio::task::spawn_blocking(move || {
+        crate::metrics::flush();
+        #[cfg(feature = "otel")]
+        if let Some(otlp) = otlp {
+            otlp.shutdown();
+        }
+        #[cfg(not(feature = "otel"))]
+        let _ = otlp;
+    })
+    .await
+    .ok();
+    code
+}
+
+/// The OTLP trace pipeline the `OTEL_*` variables ask for (feature `otel`).
+#[cfg(feature = "otel")]
+fn otlp(service: &str) -> Result<Option<crate::telemetry::Otlp>, String> {
+    if !crate::telemetry::traces_requested() {
+        return Ok(None);
+    }
+    crate::telemetry::Otlp::from_env(service).map(Some)
+}
+
+/// Without the feature `otel`, the `OTEL_*` variables are not read.
+#[cfg(not(feature = "otel"))]
+fn otlp(_service: &str) -> Result<Option<super::logging::Otlp>, String> {
+    Ok(None)
+}
+
+/// Serves as [`run`] says, once logging is set up.
+async fn serve(cli: &Cli, matches: &ArgMatches, ctx: CommandContext, json: bool) -> i32 {
     let stores = match stores(matches).await {
         Ok(stores) => stores,
         Err(error) => {
@@ -432,14 +473,24 @@ async fn metrics_listener(
     server: &McpServer,
     json: bool,
 ) -> Result<Option<crate::mcp::MetricsListener>, String> {
-    let Some(addr) = metrics_addr(matches)? else {
+    let addr = metrics_addr(matches)?;
+    let mut provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder();
+    #[cfg(feature = "otel")]
+    let otlp = crate::telemetry::metrics_requested();
+    #[cfg(not(feature = "otel"))]
+    let otlp = false;
+    #[cfg(feature = "otel")]
+    if otlp {
+        provider = provider.with_reader(crate::telemetry::metric_reader()?);
+    }
+    let Some(addr) = addr else {
+        if otlp {
+            crate::metrics::install(provider.build());
+        }
         return Ok(None);
     };
     let (prometheus, reader) = crate::metrics::prometheus()?;
-    let provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
-        .with_reader(reader)
-        .build();
-    if !crate::metrics::install(provider) {
+    if !crate::metrics::install(provider.with_reader(reader).build()) {
         tracing::warn!("metrics were already installed; the listener serves what they record");
     }
     let listener = crate::mcp::MetricsListener::bind(addr, prometheus, server.readiness().clone())

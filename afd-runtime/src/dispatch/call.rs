@@ -12,6 +12,7 @@ use std::time::Instant;
 use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt;
+use tracing::Instrument as _;
 
 use super::handler::{BARE_STACK, panicked};
 use super::{CommandRequest, CommandService, Dispatcher, Limits};
@@ -86,7 +87,11 @@ async fn timed(
     } = route;
     let started = Instant::now();
     let session = dispatcher.map(|_| ctx.session().map(str::to_owned));
-    let mut result = run(route, name, input, ctx).await;
+    let span = command_span(registry, name);
+    let mut result = run(route, name, input, ctx).instrument(span.clone()).await;
+    if let Some(error) = &result.error {
+        crate::telemetry::fail(&span, &error.code);
+    }
     if crate::metrics::is_installed() {
         // Under its canonical name, or the one value every unknown name shares.
         let command = registry
@@ -113,6 +118,28 @@ async fn timed(
         metadata.execution_time_ms = Some(started.elapsed().as_millis() as u64);
     }
     result
+}
+
+/// The span of one command's run, a child of the request's (or of the batch or pipeline
+/// that runs it): `execute_tool {command}`. Disabled, and free, when no subscriber takes
+/// afd's spans.
+fn command_span(registry: &Registry, name: &str) -> tracing::Span {
+    if !crate::telemetry::enabled() {
+        return tracing::Span::none();
+    }
+    let command = registry
+        .lookup(name)
+        .map_or(crate::metrics::OTHER, |resolved| resolved.entry.name());
+    tracing::info_span!(
+        target: "afd::otel",
+        "afd.command",
+        otel.name = %format_args!("execute_tool {command}"),
+        otel.kind = "internal",
+        otel.status_code = tracing::field::Empty,
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = command,
+        error.type = tracing::field::Empty,
+    )
 }
 
 async fn run(

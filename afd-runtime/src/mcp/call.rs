@@ -13,9 +13,11 @@ use rmcp::{Peer, RoleServer};
 use serde::{Deserialize as _, Serialize};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 use super::SESSION_META;
 use super::client::{McpClient, McpLog};
+use super::observe::Request;
 use super::progress::Progress;
 use super::server::McpServer;
 use super::tools::{BATCH, DETAIL, DISCOVER, DOCS, HELP, PIPE, Route, SCHEMA};
@@ -24,6 +26,7 @@ use crate::command_context::CommandContext;
 use crate::error::{CommandError, codes};
 use crate::metrics;
 use crate::result::CommandResult;
+use crate::telemetry::{self, Origin};
 use crate::tools::batch::BatchResult;
 use crate::tools::meta::{BuiltinOutcome, MetaTools};
 use crate::tools::pipe::PipeResult;
@@ -49,6 +52,8 @@ pub(super) struct ToolCall<'a> {
     pub(super) principal: Option<crate::auth::Principal>,
     /// The JSON-RPC request id, as written, for the audit trail.
     pub(super) request_id: Option<String>,
+    /// Where the request came from, for its span.
+    pub(super) origin: Origin,
 }
 
 /// What a [`ToolCall`] produced.
@@ -77,8 +82,16 @@ impl McpServer {
             legacy,
             principal,
             request_id,
+            origin,
         } = call;
         let started = std::time::Instant::now();
+        let span = self.server_span(&Request {
+            method: "tools/call",
+            target: Some(name),
+            id: request_id.as_deref(),
+            meta,
+            origin: &origin,
+        });
         let audit = &self.inner.audit;
         // What the audit trail keeps of the request, taken before the call consumes it.
         let audited = audit.is_enabled().then(|| {
@@ -165,7 +178,9 @@ impl McpServer {
             None => None,
         };
         let answer = {
-            let call = self.answer_call(name, arguments, ctx);
+            let call = self
+                .answer_call(name, arguments, ctx)
+                .instrument(span.clone());
             tokio::pin!(call);
             tokio::select! {
                 biased;
@@ -180,6 +195,9 @@ impl McpServer {
                 }
             }
         };
+        if !answer.success() {
+            telemetry::fail(&span, "tool_error");
+        }
         if metrics::is_installed() {
             metrics::operation(
                 "tools/call",
@@ -195,7 +213,8 @@ impl McpServer {
                 event.error = answer.error_code().map(str::to_owned);
             }
             event.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-            audit.record(&event);
+            // Within the request's span: a JSON log line carries its trace id.
+            span.in_scope(|| audit.record(&event));
         }
         // Log messages of `tracing` events still queued go before the answer.
         log.flush().await;

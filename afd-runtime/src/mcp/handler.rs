@@ -8,12 +8,12 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
-    ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerCapabilities,
-    ServerConfig, ServerNotification, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestParams,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
+    ReadResourceResponse, ResourceUpdatedNotification, ResourceUpdatedNotificationParam,
+    ServerCapabilities, ServerConfig, ServerNotification, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use super::call::{CALL_PANICKED, ToolCall};
 use super::listing::page;
+use super::observe::{Observed, Request};
 use super::server::McpServer;
 use super::{prompts, resources};
 use crate::resource::{ResourceUpdates, SubscriberId};
@@ -51,12 +52,30 @@ impl ServerHandler for McpServer {
             .with_instructions(self.inner.instructions.clone())
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let observed = self.observe("initialize", None, &context);
+        self.timed(observed, async move {
+            context.peer.set_peer_info(request.clone());
+            self.negotiate_initialize(&request)
+        })
+        .await
+    }
+
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.timed(self.observe("ping", None, &context), async { Ok(()) })
+            .await
+    }
+
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.timed("tools/list", async move {
+        self.timed(self.observe("tools/list", None, &context), async move {
             self.seen_by(principal(&context).as_ref())
                 .tools_page(request.and_then(|r| r.cursor), legacy(&context))
                 .await
@@ -69,7 +88,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        self.timed("resources/list", async move {
+        self.timed(self.observe("resources/list", None, &context), async move {
             let this = self.seen_by(principal(&context).as_ref());
             let all = resources::all(&this.inner.dispatcher, &this.inner.resources);
             let (resources, next_cursor) =
@@ -86,18 +105,21 @@ impl ServerHandler for McpServer {
     async fn list_resource_templates(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        self.timed("resources/templates/list", async move {
-            let all = resources::templates(&self.inner.resources);
-            let (resource_templates, next_cursor) =
-                page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
-            Ok(ListResourceTemplatesResult {
-                resource_templates,
-                next_cursor,
-                ..Default::default()
-            })
-        })
+        self.timed(
+            self.observe("resources/templates/list", None, &context),
+            async move {
+                let all = resources::templates(&self.inner.resources);
+                let (resource_templates, next_cursor) =
+                    page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
+                Ok(ListResourceTemplatesResult {
+                    resource_templates,
+                    next_cursor,
+                    ..Default::default()
+                })
+            },
+        )
         .await
     }
 
@@ -106,22 +128,25 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.timed("resources/read", async move {
-            let principal = principal(&context);
-            let this = self.seen_by(principal.as_ref());
-            let mut ctx = this.inner.context.clone();
-            if let Some(principal) = principal {
-                ctx = ctx.with_principal(principal);
-            }
-            resources::read(
-                &this.inner.dispatcher,
-                &this.inner.resources,
-                ctx,
-                &request.uri,
-            )
-            .await
-            .map(Into::into)
-        })
+        self.timed(
+            self.observe("resources/read", Some(&request.uri), &context),
+            async move {
+                let principal = principal(&context);
+                let this = self.seen_by(principal.as_ref());
+                let mut ctx = this.inner.context.clone();
+                if let Some(principal) = principal {
+                    ctx = ctx.with_principal(principal);
+                }
+                resources::read(
+                    &this.inner.dispatcher,
+                    &this.inner.resources,
+                    ctx,
+                    &request.uri,
+                )
+                .await
+                .map(Into::into)
+            },
+        )
         .await
     }
 
@@ -221,9 +246,9 @@ impl ServerHandler for McpServer {
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        self.timed("prompts/list", async move {
+        self.timed(self.observe("prompts/list", None, &context), async move {
             let all = prompts::list(&self.inner.prompts);
             let (prompts, next_cursor) =
                 page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
@@ -239,24 +264,28 @@ impl ServerHandler for McpServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.timed("prompts/get", async move {
-            prompts::get(&self.inner.prompts, self.inner.context.clone(), request)
-                .await
-                .map(Into::into)
-        })
+        self.timed(
+            self.observe("prompts/get", Some(&request.name), &context),
+            async move {
+                prompts::get(&self.inner.prompts, self.inner.context.clone(), request)
+                    .await
+                    .map(Into::into)
+            },
+        )
         .await
     }
 
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.timed("completion/complete", async move {
-            prompts::complete(&self.inner.prompts, &self.inner.resources, &request)
-        })
+        self.timed(
+            self.observe("completion/complete", None, &context),
+            async move { prompts::complete(&self.inner.prompts, &self.inner.resources, &request) },
+        )
         .await
     }
 
@@ -297,6 +326,11 @@ impl ServerHandler for McpServer {
             legacy: legacy(&context),
             principal,
             request_id: Some(context.id.to_string()),
+            origin: if crate::telemetry::enabled() {
+                origin(&context)
+            } else {
+                crate::telemetry::Origin::default()
+            },
         });
         // A panic here would end rmcp's task for the request without an answer: answered
         // as the stdio front answers it.
@@ -307,6 +341,34 @@ impl ServerHandler for McpServer {
                 Err(ErrorData::internal_error(CALL_PANICKED, None))
             }
         }
+    }
+}
+
+impl McpServer {
+    /// A request rmcp hands this handler, to time and trace: its SERVER span (see
+    /// [`server_span`](McpServer::server_span)) of its id, `_meta` and HTTP origin.
+    fn observe(
+        &self,
+        method: &'static str,
+        target: Option<&str>,
+        context: &RequestContext<RoleServer>,
+    ) -> Observed {
+        if !crate::telemetry::enabled() {
+            return Observed {
+                method,
+                span: tracing::Span::none(),
+            };
+        }
+        let origin = origin(context);
+        let id = context.id.to_string();
+        let span = self.server_span(&Request {
+            method,
+            target,
+            id: Some(&id),
+            meta: Some(&context.meta.0.0),
+            origin: &origin,
+        });
+        Observed { method, span }
     }
 }
 
@@ -321,6 +383,20 @@ fn principal(context: &RequestContext<RoleServer>) -> Option<crate::auth::Princi
     {
         let _ = context;
         None
+    }
+}
+
+/// Where the request came from (its HTTP headers' trace context, session, protocol and
+/// client address); nothing on other transports.
+fn origin(context: &RequestContext<RoleServer>) -> crate::telemetry::Origin {
+    #[cfg(feature = "http")]
+    {
+        super::http::origin_of(&context.extensions)
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = context;
+        crate::telemetry::Origin::default()
     }
 }
 

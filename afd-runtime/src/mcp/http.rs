@@ -959,6 +959,35 @@ pub(super) fn principal_of(extensions: &rmcp::model::Extensions) -> Option<Princ
         .cloned()
 }
 
+/// The address of the client at the other end of an HTTP connection, carried in each of
+/// its requests' extensions.
+#[derive(Debug, Clone, Copy)]
+struct ClientAddress(SocketAddr);
+
+/// Where a request came from, read from its HTTP parts: the trace context of its headers,
+/// its session, protocol and client address.
+pub(super) fn origin_of(extensions: &rmcp::model::Extensions) -> crate::telemetry::Origin {
+    let Some(parts) = extensions.get::<hyper::http::request::Parts>() else {
+        return crate::telemetry::Origin::default();
+    };
+    let header = |name: &str| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+    };
+    crate::telemetry::Origin {
+        headers: crate::telemetry::TraceContext::from_headers(header),
+        session: header(SESSION_HEADER),
+        protocol: header("mcp-protocol-version"),
+        client: parts
+            .extensions
+            .get::<ClientAddress>()
+            .map(|address| address.0.ip().to_string()),
+    }
+}
+
 impl McpServer {
     /// Binds the streamable HTTP endpoint and serves it on a background task.
     ///
@@ -1069,7 +1098,7 @@ where
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
         loop {
-            let (stream, _) = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 () = stop.cancelled() => break,
                 accepted = listener.accept() => match accepted {
                     Ok(accepted) => accepted,
@@ -1088,8 +1117,9 @@ where
             let front = front.clone();
             let stop = stop.clone();
             tokio::spawn(async move {
-                let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let handler = hyper::service::service_fn(move |mut request: Request<Incoming>| {
                     let front = front.clone();
+                    request.extensions_mut().insert(ClientAddress(peer));
                     async move { Ok::<_, Infallible>(front.handle(request).await) }
                 });
                 let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());

@@ -1,15 +1,44 @@
 //! Each MCP request as an operator sees it: the helpers that time a request into
-//! `mcp.server.operation.duration` (see [`metrics`](crate::metrics)) with its
+//! `mcp.server.operation.duration` (see [`metrics`](crate::metrics)), and trace it, with its
 //! method, the tool it called (bounded to the names the server knows) and the error type
 //! if it failed.
 
 use std::future::Future;
 use std::time::Instant;
 
-use rmcp::model::ErrorData;
+use rmcp::model::{ErrorData, JsonObject};
+use tracing::Instrument as _;
 
 use super::McpServer;
 use crate::metrics;
+use crate::telemetry::{self, Origin, TraceContext};
+
+/// A SERVER span of target [`telemetry::TARGET`] named `$name`, every attribute it may
+/// record declared (a `tracing` span records only the fields it was created with).
+macro_rules! span {
+    ($name:expr, $method:expr, $server:expr) => {
+        tracing::info_span!(
+            target: "afd::otel",
+            "mcp.server",
+            otel.name = %$name,
+            otel.kind = "server",
+            otel.status_code = tracing::field::Empty,
+            mcp.method.name = $method,
+            gen_ai.tool.name = tracing::field::Empty,
+            gen_ai.prompt.name = tracing::field::Empty,
+            gen_ai.operation.name = tracing::field::Empty,
+            mcp.resource.uri = tracing::field::Empty,
+            jsonrpc.request.id = tracing::field::Empty,
+            mcp.session.id = tracing::field::Empty,
+            mcp.protocol.version = tracing::field::Empty,
+            network.transport = $server.network_transport().as_str(),
+            client.address = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            trace_id = tracing::field::Empty,
+            span_id = tracing::field::Empty,
+        )
+    };
+}
 
 impl McpServer {
     /// `name` if this server lists or serves a tool by it, else
@@ -20,19 +49,83 @@ impl McpServer {
         if known { name } else { metrics::OTHER }
     }
 
-    /// Runs `request`, a request of MCP's `method`, timed into the operation metric (its
-    /// JSON-RPC error code as `error.type` when it fails).
+    /// The SERVER span of one MCP request, named `{mcp.method.name} {target}` (the tool or
+    /// prompt name, bounded to the names this server knows) with the MCP semantic
+    /// conventions' attributes, and the child of the caller's trace context (`_meta`, else
+    /// the HTTP headers, linked when both). Disabled, and free, when no subscriber takes
+    /// afd's spans.
+    pub(super) fn server_span(&self, request: &Request<'_>) -> tracing::Span {
+        if !telemetry::enabled() {
+            return tracing::Span::none();
+        }
+        let method = request.method;
+        let tool =
+            (method == "tools/call").then(|| self.bounded_tool(request.target.unwrap_or("")));
+        let prompt =
+            (method == "prompts/get").then(|| self.bounded_prompt(request.target.unwrap_or("")));
+        let span = match tool.or(prompt) {
+            Some(target) => span!(format_args!("{method} {target}"), method, self),
+            None => span!(method, method, self),
+        };
+        if span.is_disabled() {
+            return span;
+        }
+        if let Some(tool) = tool {
+            span.record("gen_ai.tool.name", tool);
+            span.record("gen_ai.operation.name", "execute_tool");
+        }
+        if let Some(prompt) = prompt {
+            span.record("gen_ai.prompt.name", prompt);
+        }
+        if method == "resources/read"
+            && let Some(uri) = request.target
+        {
+            span.record("mcp.resource.uri", uri);
+        }
+        let origin = request.origin;
+        if let Some(id) = request.id {
+            span.record("jsonrpc.request.id", id);
+        }
+        if let Some(session) = &origin.session {
+            span.record("mcp.session.id", session.as_str());
+        }
+        if let Some(protocol) = &origin.protocol {
+            span.record("mcp.protocol.version", protocol.as_str());
+        }
+        if let Some(client) = &origin.client {
+            span.record("client.address", client.as_str());
+        }
+        let from_meta = request.meta.and_then(TraceContext::from_meta);
+        telemetry::adopt(&span, from_meta.as_ref(), origin.headers.as_ref());
+        span
+    }
+
+    /// `name` if this server has a prompt by it, else [`OTHER`](metrics::OTHER).
+    fn bounded_prompt<'a>(&self, name: &'a str) -> &'a str {
+        if self.inner.prompts.get(name).is_some() {
+            name
+        } else {
+            metrics::OTHER
+        }
+    }
+
+    /// Runs `request`, the request `observed` describes, timed into the operation metric
+    /// (its JSON-RPC error code as `error.type` when it fails) within its span.
     pub(super) async fn timed<T>(
         &self,
-        method: &'static str,
+        observed: Observed,
         request: impl Future<Output = Result<T, ErrorData>>,
     ) -> Result<T, ErrorData> {
-        if !metrics::is_installed() {
+        let Observed { method, span } = observed;
+        if !metrics::is_installed() && span.is_disabled() {
             return request.await;
         }
         let started = Instant::now();
-        let result = request.await;
+        let result = request.instrument(span.clone()).await;
         let error = result.as_ref().err().map(|error| error.code.0.to_string());
+        if let Some(error) = &error {
+            telemetry::fail(&span, error);
+        }
         metrics::operation(
             method,
             None,
@@ -42,4 +135,26 @@ impl McpServer {
         );
         result
     }
+}
+
+/// A request being timed and traced: its method and its span.
+pub(super) struct Observed {
+    /// `mcp.method.name`.
+    pub(super) method: &'static str,
+    /// Its SERVER span (disabled when no subscriber takes afd's spans).
+    pub(super) span: tracing::Span,
+}
+
+/// One MCP request as its span describes it.
+pub(super) struct Request<'a> {
+    /// `mcp.method.name`.
+    pub(super) method: &'static str,
+    /// The tool, prompt or resource the request names, if any.
+    pub(super) target: Option<&'a str>,
+    /// `jsonrpc.request.id`, as written.
+    pub(super) id: Option<&'a str>,
+    /// The request's `params._meta`, for its trace context.
+    pub(super) meta: Option<&'a JsonObject>,
+    /// Where it came from.
+    pub(super) origin: &'a Origin,
 }

@@ -365,6 +365,7 @@ impl McpServer {
                 legacy: true,
                 principal: None,
                 request_id: Some(id.to_string()),
+                origin: crate::telemetry::Origin::default(),
             };
             let called = AssertUnwindSafe(self.run_tool_call(call))
                 .catch_unwind()
