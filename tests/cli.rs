@@ -430,6 +430,7 @@ fn a_command_that_asks_for_confirmation_asks_on_a_terminal() {
     assert!(status.status.success());
     let fixture = cargo_bin!("afd-cli-fixture").display().to_string();
     for (answer, code, shown) in [("y", 0, "Forgot Bo"), ("n", 1, "was not confirmed")] {
+        let (stdin_ready, stdin_asked) = std::sync::mpsc::channel();
         let mut child = std::process::Command::new("script")
             .args([
                 "-qec",
@@ -442,11 +443,34 @@ fn a_command_that_asks_for_confirmation_asks_on_a_terminal() {
             .spawn()
             .unwrap();
         let mut stdin = child.stdin.take().unwrap();
+        // `script` copies the terminal (both streams) to its stdout. The answer is typed
+        // once the question is asked, as a person would: typed earlier, the terminal's
+        // echo of it would land inside the question.
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            let mut chunk = [0u8; 256];
+            let mut asked = Some(stdin_ready);
+            loop {
+                match std::io::Read::read(&mut stdout, &mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&chunk[..n]),
+                }
+                if String::from_utf8_lossy(&seen).contains("[y/N]")
+                    && let Some(asked) = asked.take()
+                {
+                    let _ = asked.send(());
+                }
+            }
+            String::from_utf8_lossy(&seen).into_owned()
+        });
+        stdin_asked
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the question is asked");
         stdin.write_all(format!("{answer}\n").as_bytes()).unwrap();
-        let output = child.wait_with_output().unwrap();
-        // `script` copies the terminal (both streams) to its stdout.
-        let seen = String::from_utf8_lossy(&output.stdout).into_owned();
-        assert_eq!(output.status.code(), Some(code), "{seen}");
+        let status = child.wait().unwrap();
+        let seen = reader.join().unwrap();
+        assert_eq!(status.code(), Some(code), "{seen}");
         assert!(seen.contains("Really forget Bo? [y/N]"), "{seen}");
         assert!(seen.contains(shown), "{seen}");
     }
