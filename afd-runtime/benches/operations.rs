@@ -28,9 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use afd_runtime::mcp::{HttpHandle, HttpOptions, McpServer};
 use afd_runtime::metrics::{self, Prometheus, Transport};
-use afd_runtime::prelude::*;
 use afd_runtime::telemetry::{self, Otlp};
 use criterion::Criterion;
 use tracing::Dispatch;
@@ -213,18 +211,7 @@ fn main() {
         Some(only_spans(otlp.layer())),
     ];
 
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let server: HttpHandle = rt.block_on(async {
-        McpServer::builder(Registry::global())
-            .build()
-            .expect("a server")
-            .bind_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
-            .await
-            .expect("bound")
-    });
+    let (rt, server) = support::serve();
     let mut client = rt.block_on(Client::connect(&server, None));
     // Not when criterion only tests or lists the benches, or runs some of them.
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,6 +1,9 @@
 //! What the HTTP benches share: the trivial command they call, one keep-alive HTTP/1.1
 //! client of a `tools/call` of it, and the Markdown table of a side-by-side pass.
 
+// Each bench uses a part of it.
+#![allow(dead_code)]
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -24,13 +27,39 @@ fn bench_add(input: Add) -> i64 {
     input.a + input.b
 }
 
+/// A current-thread runtime and a server of the global registry over streamable HTTP on a
+/// free loopback port, served on that runtime.
+pub fn serve() -> (tokio::runtime::Runtime, afd_runtime::mcp::HttpHandle) {
+    use afd_runtime::mcp::{HttpOptions, McpServer};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let server = rt.block_on(async {
+        McpServer::builder(Registry::global())
+            .build()
+            .expect("a server")
+            .bind_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
+            .await
+            .expect("bound")
+    });
+    (rt, server)
+}
+
 /// One keep-alive HTTP/1.1 connection to an endpoint.
 pub struct Client {
     sender: SendRequest<Full<Bytes>>,
     addr: SocketAddr,
     authorization: Option<String>,
     body: Bytes,
+    /// The `Accept` header sent.
+    accept: &'static str,
+    /// A 2025-11-25 session's id; `None`: the stateless protocol.
+    session: Option<String>,
 }
+
+/// The `Accept` every client sends.
+pub const ACCEPT: &str = "application/json, text/event-stream";
 
 impl Client {
     pub async fn connect(server: &HttpHandle, token: Option<String>) -> Client {
@@ -60,35 +89,92 @@ impl Client {
             addr,
             authorization: token.map(|token| format!("Bearer {token}")),
             body: Bytes::from(body.to_string()),
+            accept: ACCEPT,
+            session: None,
         }
     }
 
-    /// One `tools/call`; the response body.
-    pub async fn call(&mut self) -> Bytes {
+    /// Sends `accept` as the `Accept` header (a weighted one sends stateless calls through
+    /// rmcp rather than the front's direct path).
+    pub fn accept(mut self, accept: &'static str) -> Client {
+        self.accept = accept;
+        self
+    }
+
+    /// The same calls in a 2025-11-25 session, opened with `initialize`.
+    pub async fn in_session(mut self) -> Client {
+        let initialize = json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "afd-bench", "version": "0"}
+            }
+        });
+        let (session, _) = self.post(Bytes::from(initialize.to_string()), false).await;
+        self.session = session;
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        self.post(Bytes::from_static(initialized.as_bytes()), false)
+            .await;
+        let mut body: serde_json::Value = serde_json::from_slice(&self.body).expect("JSON");
+        body["params"]
+            .as_object_mut()
+            .expect("params")
+            .remove("_meta");
+        self.body = Bytes::from(body.to_string());
+        self
+    }
+
+    /// POSTs `body` (a call: with the headers of its protocol); the session id answered,
+    /// if any, and the body.
+    async fn post(&mut self, body: Bytes, call: bool) -> (Option<String>, Bytes) {
         let mut request = hyper::Request::post("/mcp")
             .header("host", self.addr.to_string())
             .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "afd-call");
+            .header("accept", self.accept);
+        match &self.session {
+            Some(session) => {
+                request = request
+                    .header("mcp-protocol-version", "2025-11-25")
+                    .header("mcp-session-id", session.as_str());
+            }
+            None if !call => {}
+            None => {
+                request = request
+                    .header("mcp-protocol-version", "2026-07-28")
+                    .header("mcp-method", "tools/call")
+                    .header("mcp-name", "afd-call");
+            }
+        }
         if let Some(authorization) = &self.authorization {
             request = request.header("authorization", authorization);
         }
-        let request = request
-            .body(Full::new(self.body.clone()))
-            .expect("a request");
+        let request = request.body(Full::new(body)).expect("a request");
         self.sender.ready().await.expect("the connection is open");
         let response = self.sender.send_request(request).await.expect("a response");
         let status = response.status();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
         let body = response
             .into_body()
             .collect()
             .await
             .expect("the body")
             .to_bytes();
-        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
-        body
+        assert!(
+            status.is_success(),
+            "{status}: {}",
+            String::from_utf8_lossy(&body)
+        );
+        (session, body)
+    }
+
+    /// One `tools/call`; the response body.
+    pub async fn call(&mut self) -> Bytes {
+        let body = self.body.clone();
+        self.post(body, true).await.1
     }
 }
 

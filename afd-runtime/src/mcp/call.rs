@@ -44,8 +44,9 @@ pub(super) struct ToolCall<'a> {
     pub(super) meta: Option<&'a JsonObject>,
     /// Cancelled when the client cancels the request.
     pub(super) cancel: CancellationToken,
-    /// The client, which progress and `notifications/tools/list_changed` go to.
-    pub(super) peer: &'a Peer<RoleServer>,
+    /// Where the call's messages to the client go: its log messages, progress, sampling
+    /// and elicitation requests, and `notifications/tools/list_changed`.
+    pub(super) peer: Outbound<'a>,
     /// Whether the client's protocol keeps sessions (2025-11-25 and earlier).
     pub(super) legacy: bool,
     /// Who is calling, where the transport checked a token.
@@ -56,12 +57,29 @@ pub(super) struct ToolCall<'a> {
     pub(super) origin: Origin,
 }
 
+/// Where a call's messages to its client go.
+#[derive(Clone, Copy)]
+pub(super) enum Outbound<'a> {
+    /// Through rmcp's peer of the client, as they happen.
+    Peer(&'a Peer<RoleServer>),
+    /// Held for the entrance to send before the answer: log messages only. The call has
+    /// no progress and cannot ask the client anything (the entrance takes only calls
+    /// without a progress token, on a protocol where the server asks the client nothing
+    /// mid-call).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Held,
+}
+
 /// What a [`ToolCall`] produced.
 pub(super) struct Called {
     pub(super) answer: Answer,
     /// Whether notifications may have been sent to the client during the call (progress,
     /// a changed listing): they must reach it before the response.
     pub(super) notified: bool,
+    /// The params of the `notifications/message` of a call whose messages were
+    /// [held](Outbound::Held), in order.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(super) held: Vec<Value>,
 }
 
 /// The JSON-RPC error message (-32603) of a `tools/call` that panicked outside its
@@ -136,6 +154,7 @@ impl McpServer {
             return Called {
                 answer,
                 notified: false,
+                held: Vec::new(),
             };
         };
         // The call's own token: cancelled by the client's request, or by the drain once its
@@ -161,11 +180,18 @@ impl McpServer {
             .and_then(|token| ProgressToken::deserialize(token).ok());
         let mut notified = progress.is_some();
         // The handler's log messages, sampling and elicitation go to this client.
-        let log = McpLog::new(peer.clone(), self.log_level().clone());
-        ctx = ctx
-            .with_log(Arc::new(log.clone()))
-            .with_client(Arc::new(McpClient::new(peer.clone())));
-        if let Some(token) = progress {
+        let client = match peer {
+            Outbound::Peer(peer) => Some(peer),
+            Outbound::Held => None,
+        };
+        let log = McpLog::new(client.cloned(), self.log_level().clone());
+        ctx = ctx.with_log(Arc::new(log.clone()));
+        if let Some(peer) = client {
+            ctx = ctx.with_client(Arc::new(McpClient::new(peer.clone())));
+        }
+        if let Some(token) = progress
+            && let Some(peer) = client
+        {
             let progress = Progress::new(peer.clone(), token);
             ctx = ctx
                 .with_state(progress.clone())
@@ -220,7 +246,7 @@ impl McpServer {
         log.flush().await;
         // Log messages that went out must reach the client before the answer.
         notified |= log.sent();
-        if let (Some(handle), Some(before)) = (followed.as_deref(), before) {
+        if let (Some(handle), Some(before), Some(peer)) = (followed.as_deref(), before, client) {
             let after = self.inner.dispatcher.session(handle).await;
             // A store that cannot be read now says nothing about a change: no notice.
             if let Ok(after) = after
@@ -232,7 +258,11 @@ impl McpServer {
                 }
             }
         }
-        Called { answer, notified }
+        Called {
+            answer,
+            notified,
+            held: log.take_held(),
+        }
     }
 
     /// Runs a tool call: the same answer whatever the transport.

@@ -57,7 +57,10 @@ pub(super) struct McpLog {
 }
 
 struct Shared {
-    peer: Peer<RoleServer>,
+    /// The client's peer; without one, messages are held for the entrance to send.
+    peer: Option<Peer<RoleServer>>,
+    /// The params of each `notifications/message` held, as rmcp writes them.
+    held: Mutex<Vec<Value>>,
     level: Arc<LevelCell>,
     queue: Mutex<VecDeque<LogMessage>>,
     /// Held while sending, so messages leave in the order they were logged.
@@ -67,10 +70,11 @@ struct Shared {
 }
 
 impl McpLog {
-    pub(super) fn new(peer: Peer<RoleServer>, level: Arc<LevelCell>) -> Self {
+    pub(super) fn new(peer: Option<Peer<RoleServer>>, level: Arc<LevelCell>) -> Self {
         McpLog {
             shared: Arc::new(Shared {
                 peer,
+                held: Mutex::new(Vec::new()),
                 level,
                 queue: Mutex::new(VecDeque::new()),
                 sending: tokio::sync::Mutex::new(()),
@@ -108,10 +112,31 @@ impl McpLog {
         else {
             return;
         };
+        let Some(peer) = &self.shared.peer else {
+            if let Ok(params) = serde_json::to_value(&params) {
+                self.shared
+                    .held
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(params);
+            }
+            return;
+        };
         self.shared.sent.store(true, Ordering::Relaxed);
-        if let Err(error) = self.shared.peer.notify_logging_message(params).await {
+        if let Err(error) = peer.notify_logging_message(params).await {
             tracing::debug!(%error, "could not send notifications/message");
         }
+    }
+
+    /// The messages held (there being no peer to send them to), in order.
+    pub(super) fn take_held(&self) -> Vec<Value> {
+        std::mem::take(
+            &mut *self
+                .shared
+                .held
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
     }
 
     /// Sends whatever is still queued, and waits for a send under way (a `tracing`

@@ -19,7 +19,7 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::call::{CALL_PANICKED, ToolCall};
+use super::call::{CALL_PANICKED, Outbound, ToolCall};
 use super::listing::page;
 use super::observe::{Observed, Request};
 use super::server::McpServer;
@@ -155,44 +155,52 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let declared = &self.inner.resources;
-        if declared.find(&request.uri).is_none() {
-            let mut error = declared.not_found(&request.uri);
-            error.message = format!(
-                "{}: only the app's declared resources can be subscribed to",
-                error.message
-            );
-            return Err(resources::error_data(error));
-        }
-        let peer = context.peer.clone();
-        declared
-            .updates()
-            .subscribe(self.subscriber(), request.uri, move |uri| {
-                let peer = peer.clone();
-                async move {
-                    if let Err(error) = peer
-                        .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
-                        .await
-                    {
-                        tracing::debug!(%error, "a resource update could not be sent");
+        let observed = self.observe("resources/subscribe", Some(&request.uri), &context);
+        self.timed(observed, async move {
+            let declared = &self.inner.resources;
+            if declared.find(&request.uri).is_none() {
+                let mut error = declared.not_found(&request.uri);
+                error.message = format!(
+                    "{}: only the app's declared resources can be subscribed to",
+                    error.message
+                );
+                return Err(resources::error_data(error));
+            }
+            let peer = context.peer.clone();
+            declared
+                .updates()
+                .subscribe(self.subscriber(), request.uri, move |uri| {
+                    let peer = peer.clone();
+                    async move {
+                        if let Err(error) = peer
+                            .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+                            .await
+                        {
+                            tracing::debug!(%error, "a resource update could not be sent");
+                        }
                     }
-                }
-            });
-        Ok(())
+                });
+            Ok(())
+        })
+        .await
     }
 
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        // Unsubscribing from what was not subscribed to is not an error: the result is
-        // the same.
-        self.inner
-            .resources
-            .updates()
-            .unsubscribe(self.subscriber(), &request.uri);
-        Ok(())
+        let observed = self.observe("resources/unsubscribe", Some(&request.uri), &context);
+        self.timed(observed, async move {
+            // Unsubscribing from what was not subscribed to is not an error: the result is
+            // the same.
+            self.inner
+                .resources
+                .updates()
+                .unsubscribe(self.subscriber(), &request.uri);
+            Ok(())
+        })
+        .await
     }
 
     /// What a `subscriptions/listen` request (2026-07-28) is granted: updates of the
@@ -293,12 +301,15 @@ impl ServerHandler for McpServer {
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let level = super::client::level_of(&request.level)
-            .ok_or_else(|| ErrorData::invalid_params("unknown log level", None))?;
-        self.log_level().set(level);
-        Ok(())
+        self.timed(self.observe("logging/setLevel", None, &context), async {
+            let level = super::client::level_of(&request.level)
+                .ok_or_else(|| ErrorData::invalid_params("unknown log level", None))?;
+            self.log_level().set(level);
+            Ok(())
+        })
+        .await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -322,7 +333,7 @@ impl ServerHandler for McpServer {
             arguments,
             meta: Some(&context.meta.0.0),
             cancel: context.ct.child_token(),
-            peer: &context.peer,
+            peer: Outbound::Peer(&context.peer),
             legacy: legacy(&context),
             principal,
             request_id: Some(context.id.to_string()),

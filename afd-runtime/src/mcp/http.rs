@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tower::Service;
 
 use super::McpServer;
+use super::http_direct::{self, Direct};
 use super::http_ops::{self, Body, SessionClock};
 use super::stream::malformed::{self, Malformed, Refused};
 use crate::audit::{Audit, AuditEvent, Decision};
@@ -43,7 +44,7 @@ const CLOSE_GRACE: Duration = Duration::from_secs(1);
 const SESSION_SWEEP: Duration = Duration::from_secs(10);
 
 /// The session header of the 2025-11-25 streamable HTTP transport.
-const SESSION_HEADER: &str = "mcp-session-id";
+pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// rmcp's streamable HTTP service over the handler `S`.
 type HttpService<S> = StreamableHttpService<S, LocalSessionManager>;
@@ -409,6 +410,13 @@ async fn post<S: ServerHandler + Send + 'static>(
     {
         return front.insufficient_scope(principal, &name, id, &required);
     }
+    // A stateless call that needs nothing of rmcp's transport: answered here.
+    if let Some(direct) = &front.direct
+        && let Some(call) = direct.take(&parts, &bytes)
+    {
+        let response = http_direct::answer(&front.server, call, principal.cloned(), &parts).await;
+        return response.map(|body| http_ops::counted(body, work));
+    }
     let opening = match gate {
         Some(gate) if SessionGate::opens_session(&parts, &bytes) => {
             let opening = gate.opening.lock().await;
@@ -527,6 +535,8 @@ struct Front<S: ServerHandler + Send + 'static> {
     owners: Mutex<HashMap<String, Arc<str>>>,
     /// When each session opened, for the session metrics.
     clock: Arc<SessionClock>,
+    /// The direct path for stateless calls, where the handler is the server itself.
+    direct: Option<Direct>,
     #[cfg(feature = "oauth")]
     oauth: Option<OAuthFront>,
 }
@@ -964,12 +974,17 @@ pub(super) fn principal_of(extensions: &rmcp::model::Extensions) -> Option<Princ
 #[derive(Debug, Clone, Copy)]
 struct ClientAddress(SocketAddr);
 
-/// Where a request came from, read from its HTTP parts: the trace context of its headers,
-/// its session, protocol and client address.
+/// Where a request came from, read from its HTTP parts (carried in its extensions): the
+/// trace context of its headers, its session, protocol and client address.
 pub(super) fn origin_of(extensions: &rmcp::model::Extensions) -> crate::telemetry::Origin {
-    let Some(parts) = extensions.get::<hyper::http::request::Parts>() else {
-        return crate::telemetry::Origin::default();
-    };
+    match extensions.get::<hyper::http::request::Parts>() {
+        Some(parts) => origin_of_parts(parts),
+        None => crate::telemetry::Origin::default(),
+    }
+}
+
+/// Where a request came from, read from its HTTP parts.
+pub(super) fn origin_of_parts(parts: &hyper::http::request::Parts) -> crate::telemetry::Origin {
     let header = |name: &str| {
         parts
             .headers
@@ -998,7 +1013,7 @@ impl McpServer {
         let server = self.for_http();
         let connections = server.clone();
         // A clone per HTTP session: each has its own transport session.
-        serve(server, move || connections.clone(), options).await
+        serve(server, move || connections.clone(), options, true).await
     }
 
     /// Binds the streamable HTTP endpoint for another handler over this server's catalog (a
@@ -1018,16 +1033,19 @@ impl McpServer {
         S: ServerHandler + Send + 'static,
         F: Fn() -> S + Send + Sync + 'static,
     {
-        serve(self.for_http(), connection, options).await
+        // The handler is not this server's: every call goes through it.
+        serve(self.for_http(), connection, options, false).await
     }
 }
 
 /// Serves `connection`'s handlers over streamable HTTP, behind the front's checks; `server`
-/// says what callers may call and keeps the audit trail.
+/// says what callers may call and keeps the audit trail. With `direct`, the handlers are
+/// `server`'s own and a stateless call may take the direct path.
 async fn serve<S, F>(
     server: McpServer,
     connection: F,
     options: HttpOptions,
+    direct: bool,
 ) -> std::io::Result<HttpHandle>
 where
     S: ServerHandler + Send + 'static,
@@ -1043,6 +1061,7 @@ where
     if let Some(hosts) = &options.allowed_hosts {
         config = config.with_allowed_hosts(hosts.clone());
     }
+    let direct = direct.then(|| Direct::new(&server, &config.allowed_hosts));
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = Some(options.session_idle_timeout);
     let manager = Arc::new(manager);
@@ -1074,6 +1093,7 @@ where
         server,
         owners: Mutex::default(),
         clock: clock.clone(),
+        direct,
         #[cfg(feature = "oauth")]
         oauth,
     });

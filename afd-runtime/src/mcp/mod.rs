@@ -36,6 +36,8 @@ mod handler;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "http")]
+mod http_direct;
+#[cfg(feature = "http")]
 mod http_ops;
 mod listing;
 #[cfg(feature = "oauth")]

@@ -77,8 +77,10 @@ impl McpServer {
         if let Some(prompt) = prompt {
             span.record("gen_ai.prompt.name", prompt);
         }
-        if method == "resources/read"
-            && let Some(uri) = request.target
+        if matches!(
+            method,
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe"
+        ) && let Some(uri) = request.target
         {
             span.record("mcp.resource.uri", uri);
         }

@@ -34,7 +34,7 @@ pub mod fuzzing;
 mod lines;
 pub(super) mod malformed;
 mod order;
-mod wire;
+pub(super) mod wire;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -55,7 +55,7 @@ use self::lines::Line;
 use self::malformed::Refused;
 use self::order::{Counted, Order};
 use self::wire::{CallParams, CallRequest, Envelope, InitializeResponse};
-use super::call::{PROGRESS_TOKEN, ToolCall};
+use super::call::{Outbound, PROGRESS_TOKEN, ToolCall};
 use super::server::McpServer;
 use super::tools::Route;
 use crate::command::ExecutionTime;
@@ -360,7 +360,7 @@ impl McpServer {
                 arguments: Value::Object(arguments.unwrap_or_default()),
                 meta: meta.as_ref(),
                 cancel: token,
-                peer: &peer,
+                peer: Outbound::Peer(&peer),
                 // The front takes calls only on a protocol that keeps sessions.
                 legacy: true,
                 principal: None,

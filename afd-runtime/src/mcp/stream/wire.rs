@@ -1,6 +1,6 @@
-//! The JSON-RPC the stdio front reads and writes by hand: the `tools/call` requests it
-//! takes, what it notes of the other messages and of rmcp's answer to `initialize`, and
-//! the response lines it writes in rmcp's exact form.
+//! The JSON-RPC the stdio front (and the HTTP front's direct path) reads and writes by
+//! hand: the `tools/call` requests it takes, what it notes of the other messages and of
+//! rmcp's answer to `initialize`, and the responses it writes in rmcp's exact form.
 
 use std::borrow::Cow;
 
@@ -16,24 +16,24 @@ use crate::mcp::call::{Answer, CALL_PANICKED, PROGRESS_TOKEN};
 /// A `tools/call` request the front can answer. Anything else fails to parse into it.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct CallRequest<'a> {
+pub(in crate::mcp) struct CallRequest<'a> {
     #[serde(borrow)]
-    pub(super) jsonrpc: Cow<'a, str>,
-    pub(super) id: Value,
+    pub(in crate::mcp) jsonrpc: Cow<'a, str>,
+    pub(in crate::mcp) id: Value,
     #[serde(borrow)]
-    pub(super) method: Cow<'a, str>,
-    pub(super) params: CallParams,
+    pub(in crate::mcp) method: Cow<'a, str>,
+    pub(in crate::mcp) params: CallParams,
 }
 
 /// The params of a [`CallRequest`]: no task or other extension.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct CallParams {
-    pub(super) name: String,
+pub(in crate::mcp) struct CallParams {
+    pub(in crate::mcp) name: String,
     #[serde(default)]
-    pub(super) arguments: Option<Map<String, Value>>,
+    pub(in crate::mcp) arguments: Option<Map<String, Value>>,
     #[serde(default, rename = "_meta")]
-    pub(super) meta: Option<Map<String, Value>>,
+    pub(in crate::mcp) meta: Option<Map<String, Value>>,
 }
 
 impl CallRequest<'_> {
@@ -179,19 +179,27 @@ struct ErrorBody<'a> {
 /// (no `resultType`): `CallToolResult`'s fields in its order, the structured content
 /// written once and copied as the text.
 pub(super) fn response_line(id: &Value, answer: Answer) -> Vec<u8> {
+    let mut line = response_json(id, answer, false);
+    line.push(b'\n');
+    line
+}
+
+/// The response rmcp writes for `answer`: with `resultType: "complete"` when `complete`
+/// (2026-07-28), without on earlier versions.
+pub(in crate::mcp) fn response_json(id: &Value, answer: Answer, complete: bool) -> Vec<u8> {
     if answer.has_content() {
         // Content blocks of the command's own: the result as rmcp would write it.
         let mut result = answer.into_tool_result();
-        // The front serves protocols before 2026-07-28 only, which have no `resultType`.
-        result.result_type = None;
-        let mut line =
-            serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}))
-                .unwrap_or_default();
-        line.push(b'\n');
-        return line;
+        if !complete {
+            result.result_type = None;
+        }
+        return serde_json::to_vec(
+            &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        )
+        .unwrap_or_default();
     }
     let json = answer.to_json();
-    let mut line = Vec::with_capacity(2 * json.len() + 128);
+    let mut line = Vec::with_capacity(2 * json.len() + 160);
     line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     // An id is a number or a string (checked before the call), which always serialises.
     serde_json::to_writer(&mut line, id).expect("a JSON-RPC id serialises");
@@ -200,11 +208,14 @@ pub(super) fn response_line(id: &Value, answer: Answer) -> Vec<u8> {
     line.extend_from_slice(br#"}],"structuredContent":"#);
     line.extend_from_slice(json.as_bytes());
     line.extend_from_slice(if answer.success() {
-        br#","isError":false}}"#.as_slice()
+        br#","isError":false"#.as_slice()
     } else {
-        br#","isError":true}}"#.as_slice()
+        br#","isError":true"#.as_slice()
     });
-    line.push(b'\n');
+    if complete {
+        line.extend_from_slice(br#","resultType":"complete""#);
+    }
+    line.extend_from_slice(b"}}");
     line
 }
 
@@ -225,7 +236,7 @@ pub(super) fn internal_error_line(id: &Value) -> Vec<u8> {
 }
 
 /// An error response line.
-pub(super) fn error_line(
+pub(in crate::mcp) fn error_line(
     id: &AnswerId,
     code: ErrorCode,
     message: &str,

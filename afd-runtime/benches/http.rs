@@ -1,0 +1,57 @@
+//! The streamable HTTP request path in process, with criterion: one `tools/call`
+//! (afd-call of a trivial command) on one keep-alive HTTP/1.1 connection over loopback,
+//! the server on the same current-thread runtime.
+//!
+//! `cargo bench -p afd-runtime --bench http`
+//!
+//! - `http/stateless_direct`: the stateless protocol (2026-07-28), answered by the front's
+//!   direct path as `application/json`;
+//! - `http/stateless_rmcp`: the same request with a weighted `Accept`, which the direct
+//!   path leaves to rmcp (a service per request, SSE);
+//! - `http/session_rmcp`: a 2025-11-25 session's call, through rmcp's session.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::Criterion;
+
+#[path = "support/http.rs"]
+mod support;
+use support::Client;
+
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    let (rt, server) = support::serve();
+    let mut clients = rt.block_on(async {
+        vec![
+            ("stateless_direct", Client::connect(&server, None).await),
+            (
+                "stateless_rmcp",
+                Client::connect(&server, None)
+                    .await
+                    .accept("application/json;q=1, text/event-stream;q=1"),
+            ),
+            (
+                "session_rmcp",
+                Client::connect(&server, None).await.in_session().await,
+            ),
+        ]
+    });
+    let mut group = criterion.benchmark_group("http");
+    for (name, client) in &mut clients {
+        group.bench_function(*name, |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let started = Instant::now();
+                    for _ in 0..iters {
+                        black_box(client.call().await);
+                    }
+                    started.elapsed()
+                })
+            })
+        });
+    }
+    group.finish();
+    criterion.final_summary();
+    rt.block_on(server.shutdown());
+}

@@ -1,0 +1,350 @@
+//! The HTTP front's direct path for stateless calls (2026-07-28): the same answers as
+//! rmcp's path, as `application/json` (an SSE stream when the call logged messages); every
+//! request rmcp would refuse still refused as rmcp refuses it; no stall on a kept-alive
+//! connection whose client leaves Nagle's algorithm on; a session's `DELETE` answered 204.
+
+use std::io::{BufRead, BufReader, Read as _, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use afd_runtime::client::LogLevel;
+use afd_runtime::mcp::{HttpHandle, HttpOptions, McpServer};
+use afd_runtime::prelude::*;
+use afd_tests::http::HttpSession;
+
+#[derive(Deserialize, JsonSchema)]
+struct Pair {
+    a: i64,
+    b: i64,
+}
+
+/// Adds two numbers.
+#[command(category = "direct")]
+fn direct_add(input: Pair) -> i64 {
+    input.a + input.b
+}
+
+/// Tells its client what it does, then answers.
+#[command(category = "direct")]
+async fn direct_chatty(ctx: &CommandContext) -> bool {
+    ctx.log(LogLevel::Info, "starting").await;
+    ctx.log(LogLevel::Warning, json!({"almost": "done"})).await;
+    true
+}
+
+async fn server(options: impl FnOnce(HttpOptions) -> HttpOptions) -> HttpHandle {
+    McpServer::builder(Registry::global())
+        .build()
+        .expect("a server")
+        .bind_http(options(HttpOptions::new("127.0.0.1:0".parse().unwrap())))
+        .await
+        .expect("bound")
+}
+
+/// A stateless `tools/call` of `tool` as a 2026-07-28 client sends it.
+fn call(id: u64, tool: &str, arguments: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {
+            "name": tool,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "afd-tests", "version": "0"},
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }
+        }
+    })
+}
+
+/// What a POST was answered: status, content type, and the JSON-RPC messages of the body
+/// (one for JSON, each `data:` event for SSE).
+#[derive(Debug)]
+struct Answered {
+    status: u16,
+    content_type: String,
+    messages: Vec<Value>,
+}
+
+/// POSTs `body` with the headers a 2026-07-28 client sends, then `extra` (which replace
+/// them by name).
+async fn post(addr: SocketAddr, body: &Value, extra: &[(&str, &str)]) -> Answered {
+    let mut headers = vec![
+        ("content-type", "application/json".to_owned()),
+        ("accept", "application/json, text/event-stream".to_owned()),
+        ("mcp-protocol-version", "2026-07-28".to_owned()),
+        ("mcp-method", "tools/call".to_owned()),
+        (
+            "mcp-name",
+            body["params"]["name"].as_str().unwrap_or("").to_owned(),
+        ),
+    ];
+    for (name, value) in extra {
+        headers.retain(|(kept, _)| kept != name);
+        headers.push((name, (*value).to_owned()));
+    }
+    let mut request = reqwest::Client::new().post(format!("http://{addr}/mcp"));
+    for (name, value) in &headers {
+        request = request.header(*name, value);
+    }
+    let response = request.body(body.to_string()).send().await.expect("sent");
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    let text = response.text().await.expect("a body");
+    let messages = if content_type.starts_with("text/event-stream") {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .filter(|data| !data.is_empty())
+            .map(|data| serde_json::from_str(data).expect("an event of JSON"))
+            .collect()
+    } else {
+        serde_json::from_str(&text)
+            .map(|one| vec![one])
+            .unwrap_or_default()
+    };
+    Answered {
+        status,
+        content_type,
+        messages,
+    }
+}
+
+/// `messages` without the execution times their results report (which differ call by
+/// call), in the structured content and in its text.
+fn timeless(mut messages: Vec<Value>) -> Vec<Value> {
+    let strip = |result: &mut Value| {
+        if let Some(metadata) = result.get_mut("metadata").and_then(Value::as_object_mut) {
+            metadata.remove("executionTimeMs");
+        }
+    };
+    for message in &mut messages {
+        let result = &mut message["result"];
+        strip(&mut result["structuredContent"]);
+        if let Some(blocks) = result["content"].as_array_mut() {
+            for block in blocks {
+                if let Some(text) = block["text"].as_str()
+                    && let Ok(mut parsed) = serde_json::from_str::<Value>(text)
+                {
+                    strip(&mut parsed);
+                    block["text"] = Value::String(parsed.to_string());
+                }
+            }
+        }
+    }
+    messages
+}
+
+/// Sent to rmcp rather than the direct path: a weighted `Accept`, which rmcp reads.
+const THROUGH_RMCP: (&str, &str) = ("accept", "application/json;q=1, text/event-stream;q=1");
+
+#[tokio::test]
+async fn a_stateless_call_is_answered_as_json_as_rmcp_would_answer_it() {
+    let handle = server(|options| options).await;
+    let addr = handle.local_addr();
+    for (tool, arguments) in [
+        (
+            "afd-call",
+            json!({"command": "direct-add", "input": {"a": 2, "b": 3}}),
+        ),
+        (
+            "afd-call",
+            json!({"command": "direct-add", "input": {"a": "two"}}),
+        ),
+        ("afd-call", json!({"command": "no-such-command"})),
+        ("afd-discover", json!({"search": "add"})),
+    ] {
+        let request = call(7, tool, arguments);
+        let direct = post(addr, &request, &[]).await;
+        assert_eq!(direct.status, 200, "{direct:?}");
+        assert_eq!(direct.content_type, "application/json", "{direct:?}");
+        assert_eq!(direct.messages.len(), 1, "{direct:?}");
+        let answer = &direct.messages[0];
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+
+        let rmcp = post(addr, &request, &[THROUGH_RMCP]).await;
+        assert_eq!(rmcp.status, 200, "{rmcp:?}");
+        assert!(
+            rmcp.content_type.starts_with("text/event-stream"),
+            "{rmcp:?}"
+        );
+        assert_eq!(
+            timeless(rmcp.messages),
+            timeless(direct.messages),
+            "the same answer to {request}"
+        );
+    }
+    let sum = post(
+        addr,
+        &call(
+            8,
+            "afd-call",
+            json!({"command": "direct-add", "input": {"a": 2, "b": 3}}),
+        ),
+        &[],
+    )
+    .await;
+    assert_eq!(
+        sum.messages[0]["result"]["structuredContent"]["data"], 5,
+        "{sum:?}"
+    );
+    assert_eq!(sum.messages[0]["result"]["isError"], false);
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn log_messages_go_first_in_an_sse_stream_as_rmcp_sends_them() {
+    let handle = server(|options| options).await;
+    let addr = handle.local_addr();
+    let request = call(3, "afd-call", json!({"command": "direct-chatty"}));
+    let direct = post(addr, &request, &[]).await;
+    assert!(
+        direct.content_type.starts_with("text/event-stream"),
+        "{direct:?}"
+    );
+    let methods: Vec<&str> = direct
+        .messages
+        .iter()
+        .map(|message| message["method"].as_str().unwrap_or("(answer)"))
+        .collect();
+    assert_eq!(
+        methods,
+        ["notifications/message", "notifications/message", "(answer)"]
+    );
+    assert_eq!(direct.messages[0]["params"]["data"], "starting");
+    assert_eq!(direct.messages[1]["params"]["level"], "warning");
+    let rmcp = post(addr, &request, &[THROUGH_RMCP]).await;
+    assert_eq!(rmcp.messages, direct.messages);
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn what_rmcp_refuses_is_still_refused_as_it_refuses_it() {
+    let handle = server(|options| options.bearer_token("s3cret")).await;
+    let addr = handle.local_addr();
+    let request = call(
+        5,
+        "afd-call",
+        json!({"command": "direct-add", "input": {"a": 1, "b": 1}}),
+    );
+    let bearer = ("authorization", "Bearer s3cret");
+
+    // The token first: the front's own check.
+    assert_eq!(post(addr, &request, &[]).await.status, 401);
+    let allowed = post(addr, &request, &[bearer]).await;
+    assert_eq!(allowed.status, 200, "{allowed:?}");
+    assert_eq!(allowed.content_type, "application/json");
+
+    // Then rmcp's, each the same with and without the weighted Accept that sends the
+    // request to rmcp.
+    for (extra, status) in [
+        (("host", "evil.example"), 403),
+        (("origin", "http://evil.example"), 403),
+        (("accept", "application/json"), 406),
+        (("mcp-name", "afd-batch"), 400),
+        (("mcp-method", "tools/list"), 400),
+        (("mcp-protocol-version", "2099-01-01"), 400),
+    ] {
+        let refused = post(addr, &request, &[bearer, extra]).await;
+        assert_eq!(refused.status, status, "{extra:?}: {refused:?}");
+    }
+    let mut unversioned = request.clone();
+    unversioned["params"]["_meta"]
+        .as_object_mut()
+        .unwrap()
+        .remove("io.modelcontextprotocol/protocolVersion");
+    let refused = post(addr, &unversioned, &[bearer]).await;
+    assert_eq!(refused.status, 400, "{refused:?}");
+    let through_rmcp = post(addr, &unversioned, &[bearer, THROUGH_RMCP]).await;
+    assert_eq!(through_rmcp.messages, refused.messages);
+    handle.shutdown().await;
+}
+
+/// One HTTP/1.1 exchange on `stream`: the answer's body (sent with a `Content-Length`).
+fn exchange(stream: &mut BufReader<TcpStream>, addr: SocketAddr, body: &str) -> String {
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n\
+         mcp-method: tools/call\r\nmcp-name: afd-call\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    // The request in one write, as curl sends it (a client that splits it leaves the
+    // second part waiting for the server's delayed acknowledgement: its own stall).
+    stream.get_mut().write_all(request.as_bytes()).unwrap();
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        stream.read_line(&mut line).unwrap();
+        if line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse::<usize>().ok();
+        }
+    }
+    let mut answer = vec![0; length.expect("a Content-Length")];
+    stream.read_exact(&mut answer).unwrap();
+    String::from_utf8(answer).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_on_a_kept_alive_connection_without_nodelay_do_not_stall() {
+    let handle = server(|options| options).await;
+    let addr = handle.local_addr();
+    let times = tokio::task::spawn_blocking(move || {
+        // A client that leaves Nagle's algorithm on, as curl and wrk do not and many do.
+        let stream = TcpStream::connect(addr).unwrap();
+        stream.set_nodelay(false).unwrap();
+        let mut stream = BufReader::new(stream);
+        let body = call(
+            1,
+            "afd-call",
+            json!({"command": "direct-add", "input": {"a": 2, "b": 3}}),
+        )
+        .to_string();
+        let mut times = Vec::new();
+        for _ in 0..21 {
+            let started = Instant::now();
+            let answer = exchange(&mut stream, addr, &body);
+            times.push(started.elapsed());
+            let answer: Value = serde_json::from_str(&answer).unwrap();
+            assert_eq!(answer["result"]["isError"], false, "{answer}");
+        }
+        times
+    })
+    .await
+    .unwrap();
+    // A stall (an answer in two segments meeting the client's delayed acknowledgement)
+    // costs 40 ms a call; an answer without one, well under a millisecond here.
+    let mut sorted = times.clone();
+    sorted.sort_unstable();
+    assert!(
+        sorted[sorted.len() / 2] < Duration::from_millis(20),
+        "each call on the connection stalled: {times:?}"
+    );
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_session_deleted_is_answered_204() {
+    let handle = server(|options| options).await;
+    let addr = handle.local_addr();
+    let session = HttpSession::open(addr, "/mcp").await;
+    let deleted = reqwest::Client::new()
+        .delete(format!("http://{addr}/mcp"))
+        .header("mcp-session-id", session.id())
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status().as_u16(), 204);
+    handle.shutdown().await;
+}
