@@ -104,6 +104,35 @@ impl RawStdio {
         }
     }
 
+    /// Every tool the server lists (all pages), as it writes them.
+    ///
+    /// # Errors
+    ///
+    /// The pipe broke, or the server answered an error.
+    pub async fn tools(&mut self) -> Result<Vec<Value>, Error> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        loop {
+            let params = cursor.map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
+            let request = json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/list", "params": params});
+            self.next_id += 1;
+            self.write_line(&format!("{request}\n")).await?;
+            self.stdin.flush().await?;
+            self.read_response().await?;
+            let page: Value = serde_json::from_str(&self.line)?;
+            tools.extend(
+                page["result"]["tools"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+            match &page["result"]["nextCursor"] {
+                Value::Null => return Ok(tools),
+                next => cursor = Some(next.clone()),
+            }
+        }
+    }
+
     /// One `tools/call` round trip, timed from the request's first byte to the response's
     /// last.
     ///
@@ -166,4 +195,260 @@ impl RawStdio {
         drop(self.stdin);
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
     }
+}
+
+/// A minimal streamable-HTTP JSON-RPC client, for measuring servers over HTTP as
+/// [`RawStdio`] does over stdio: preformatted request bodies on keep-alive HTTP/1.1
+/// connections (`TCP_NODELAY`, one connection per call in flight), answers (JSON or SSE)
+/// checked with a substring test instead of being parsed.
+///
+/// It speaks what the server speaks: the stateless protocol (2026-07-28, each request
+/// carrying its version, client and capabilities in `_meta` and the standard headers)
+/// where the server takes it, else a 2025-11-25 session opened with `initialize`.
+pub struct RawHttp {
+    addr: std::net::SocketAddr,
+    path: String,
+    /// `Mcp-Session-Id` of a 2025-11-25 session; `None`: stateless.
+    session: Option<String>,
+    stateless: bool,
+    next_id: u64,
+}
+
+/// One keep-alive HTTP/1.1 connection.
+type Sender = hyper::client::conn::http1::SendRequest<http_body_util::Full<bytes::Bytes>>;
+
+impl RawHttp {
+    /// A client of the MCP endpoint at `url` (`http://HOST:PORT/PATH`): `stateless` for the
+    /// 2026-07-28 protocol, else a session opened with `initialize`.
+    ///
+    /// # Errors
+    ///
+    /// The URL is not one, or the server did not answer `initialize`.
+    pub async fn connect(url: &str, stateless: bool) -> Result<RawHttp, Error> {
+        let uri: hyper::Uri = url.parse()?;
+        let authority = uri.authority().ok_or("the URL has no host")?;
+        let host = authority.host().trim_matches(['[', ']']);
+        let port = authority.port_u16().unwrap_or(80);
+        let addr = tokio::net::lookup_host((host, port))
+            .await?
+            .next()
+            .ok_or("the host does not resolve")?;
+        let mut raw = RawHttp {
+            addr,
+            path: uri.path().to_owned(),
+            session: None,
+            stateless,
+            next_id: 1,
+        };
+        if !stateless {
+            let mut sender = raw.sender().await?;
+            let initialize = json!({
+                "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "afd-bench-raw", "version": env!("CARGO_PKG_VERSION")},
+                },
+            });
+            let (session, _) = raw.send(&mut sender, initialize.to_string(), None).await?;
+            raw.session = session;
+            let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+            raw.send(&mut sender, initialized.to_owned(), None).await?;
+        }
+        Ok(raw)
+    }
+
+    /// A new keep-alive connection.
+    async fn sender(&self) -> Result<Sender, Error> {
+        let stream = tokio::net::TcpStream::connect(self.addr).await?;
+        stream.set_nodelay(true)?;
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
+        tokio::spawn(connection);
+        Ok(sender)
+    }
+
+    /// The body of a `tools/call` of `tool`.
+    fn call_body(&mut self, tool: &str, arguments: &Value) -> String {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut params = json!({"name": tool, "arguments": arguments});
+        if self.stateless {
+            params["_meta"] = stateless_meta();
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+    }
+
+    /// POSTs `body`; the answer's session id, if any, and its body. A JSON-RPC error or a
+    /// tool result with `isError: true` is an error.
+    async fn send(
+        &self,
+        sender: &mut Sender,
+        body: String,
+        tool: Option<&str>,
+    ) -> Result<(Option<String>, bytes::Bytes), Error> {
+        let method = if tool.is_some() {
+            "tools/call"
+        } else {
+            "tools/list"
+        };
+        use http_body_util::BodyExt as _;
+        let mut request = hyper::Request::post(self.path.as_str())
+            .header("host", self.addr.to_string())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if self.stateless {
+            request = request
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", method);
+            if let Some(tool) = tool {
+                request = request.header("mcp-name", tool);
+            }
+        } else if let Some(session) = &self.session {
+            request = request
+                .header("mcp-protocol-version", "2025-11-25")
+                .header("mcp-session-id", session.as_str());
+        }
+        let request = request.body(http_body_util::Full::new(bytes::Bytes::from(body)))?;
+        sender.ready().await?;
+        let response = sender.send_request(request).await?;
+        let status = response.status();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        let body = response.into_body().collect().await?.to_bytes();
+        if !status.is_success() {
+            return Err(format!("HTTP {status}: {}", String::from_utf8_lossy(&body)).into());
+        }
+        let text = std::str::from_utf8(&body).unwrap_or_default();
+        if text.contains("\"error\":{") || text.contains("\"isError\":true") {
+            return Err(format!("the server answered an error: {}", text.trim()).into());
+        }
+        Ok((session, body))
+    }
+
+    /// Every tool the server lists (all pages), as it writes them.
+    ///
+    /// # Errors
+    ///
+    /// The connection broke, or the server answered an error.
+    pub async fn tools(&mut self) -> Result<Vec<Value>, Error> {
+        let mut sender = self.sender().await?;
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        loop {
+            let mut params = cursor.map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
+            if self.stateless {
+                params["_meta"] = stateless_meta();
+            }
+            let request = json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/list", "params": params});
+            self.next_id += 1;
+            let (_, body) = self.send(&mut sender, request.to_string(), None).await?;
+            let page = message_of(&body)?;
+            tools.extend(
+                page["result"]["tools"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+            match &page["result"]["nextCursor"] {
+                Value::Null => return Ok(tools),
+                next => cursor = Some(next.clone()),
+            }
+        }
+    }
+
+    /// Round trips of `tool` one after another on one connection, each timed from the
+    /// request's first byte to the answer's last: `calls` of them after `warm` untimed.
+    ///
+    /// # Errors
+    ///
+    /// The connection broke, or a call failed.
+    pub async fn latency(
+        &mut self,
+        tool: &str,
+        arguments: &Value,
+        warm: usize,
+        calls: usize,
+    ) -> Result<Vec<Duration>, Error> {
+        let mut sender = self.sender().await?;
+        let mut samples = Vec::with_capacity(calls);
+        for round in 0..warm + calls {
+            let body = self.call_body(tool, arguments);
+            let started = Instant::now();
+            self.send(&mut sender, body, Some(tool)).await?;
+            if round >= warm {
+                samples.push(started.elapsed());
+            }
+        }
+        Ok(samples)
+    }
+
+    /// Calls per second over `seconds` with `inflight` connections, each calling `tool`
+    /// one call after another.
+    ///
+    /// # Errors
+    ///
+    /// A connection broke, or a call failed.
+    pub async fn throughput(
+        &mut self,
+        tool: &str,
+        arguments: &Value,
+        inflight: usize,
+        seconds: f64,
+    ) -> Result<f64, Error> {
+        let body = self.call_body(tool, arguments);
+        let started = Instant::now();
+        let deadline = started + Duration::from_secs_f64(seconds);
+        let mut tasks = Vec::new();
+        for _ in 0..inflight.max(1) {
+            let mut sender = self.sender().await?;
+            let client = RawHttp {
+                addr: self.addr,
+                path: self.path.clone(),
+                session: self.session.clone(),
+                stateless: self.stateless,
+                next_id: 0,
+            };
+            let (tool, body) = (tool.to_owned(), body.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut done = 0usize;
+                while Instant::now() < deadline {
+                    client.send(&mut sender, body.clone(), Some(&tool)).await?;
+                    done += 1;
+                }
+                Ok::<usize, Error>(done)
+            }));
+        }
+        let mut done = 0;
+        for task in tasks {
+            done += task.await.map_err(|error| error.to_string())??;
+        }
+        Ok(done as f64 / started.elapsed().as_secs_f64())
+    }
+}
+
+/// The `_meta` of a 2026-07-28 request: the protocol version, the client and its
+/// capabilities.
+fn stateless_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "afd-bench-raw", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+/// The JSON-RPC answer in an HTTP body: the body itself, or the SSE event that carries it.
+fn message_of(body: &[u8]) -> Result<Value, Error> {
+    let text = std::str::from_utf8(body)?;
+    if let Ok(message) = serde_json::from_str(text) {
+        return Ok(message);
+    }
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .find(|message| message.get("id").is_some())
+        .ok_or_else(|| format!("no answer in {text}").into())
 }
