@@ -318,15 +318,7 @@ fn http_call(c: &mut Criterion, fixture: &mut Fixture) {
     let rt = &fixture.rt;
     for (name, client) in &mut fixture.clients {
         group.bench_function(*name, |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let started = Instant::now();
-                    for _ in 0..iters {
-                        black_box(client.call().await);
-                    }
-                    started.elapsed()
-                })
-            })
+            b.iter_custom(|iters| support::timed_calls(rt, client, iters))
         });
     }
     group.finish();

@@ -10,9 +10,6 @@
 //!   path leaves to rmcp (a service per request, SSE);
 //! - `http/session_rmcp`: a 2025-11-25 session's call, through rmcp's session.
 
-use std::hint::black_box;
-use std::time::Instant;
-
 use criterion::Criterion;
 
 #[path = "support/http.rs"]
@@ -38,17 +35,10 @@ fn main() {
         ]
     });
     let mut group = criterion.benchmark_group("http");
+    let rt = &rt;
     for (name, client) in &mut clients {
         group.bench_function(*name, |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let started = Instant::now();
-                    for _ in 0..iters {
-                        black_box(client.call().await);
-                    }
-                    started.elapsed()
-                })
-            })
+            b.iter_custom(|iters| support::timed_calls(rt, client, iters))
         });
     }
     group.finish();

@@ -120,16 +120,10 @@ impl RawStdio {
             self.stdin.flush().await?;
             self.read_response().await?;
             let page: Value = serde_json::from_str(&self.line)?;
-            tools.extend(
-                page["result"]["tools"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default(),
-            );
-            match &page["result"]["nextCursor"] {
-                Value::Null => return Ok(tools),
-                next => cursor = Some(next.clone()),
-            }
+            cursor = match next_page(&page, &mut tools) {
+                Some(next) => Some(next),
+                None => return Ok(tools),
+            };
         }
     }
 
@@ -347,16 +341,10 @@ impl RawHttp {
             self.next_id += 1;
             let (_, body) = self.send(&mut sender, request.to_string(), None).await?;
             let page = message_of(&body)?;
-            tools.extend(
-                page["result"]["tools"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default(),
-            );
-            match &page["result"]["nextCursor"] {
-                Value::Null => return Ok(tools),
-                next => cursor = Some(next.clone()),
-            }
+            cursor = match next_page(&page, &mut tools) {
+                Some(next) => Some(next),
+                None => return Ok(tools),
+            };
         }
     }
 
@@ -451,4 +439,15 @@ fn message_of(body: &[u8]) -> Result<Value, Error> {
         .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
         .find(|message| message.get("id").is_some())
         .ok_or_else(|| format!("no answer in {text}").into())
+}
+
+/// Adds the tools of a `tools/list` answer to `tools`; the cursor of the next page, if any.
+fn next_page(page: &Value, tools: &mut Vec<Value>) -> Option<Value> {
+    if let Some(listed) = page["result"]["tools"].as_array() {
+        tools.extend(listed.iter().cloned());
+    }
+    match &page["result"]["nextCursor"] {
+        Value::Null => None,
+        next => Some(next.clone()),
+    }
 }

@@ -178,6 +178,18 @@ impl Client {
     }
 }
 
+/// `iters` calls of `client` one after another on `rt`: their time, for criterion's
+/// `iter_custom`.
+pub fn timed_calls(rt: &tokio::runtime::Runtime, client: &mut Client, iters: u64) -> Duration {
+    rt.block_on(async {
+        let started = std::time::Instant::now();
+        for _ in 0..iters {
+            std::hint::black_box(client.call().await);
+        }
+        started.elapsed()
+    })
+}
+
 /// Prints one group of a side-by-side pass: each operation's median and p99, and its
 /// overhead over and ratio to the first row.
 pub fn report(group: &str, names: Vec<&str>, mut times: Vec<Vec<Duration>>) {

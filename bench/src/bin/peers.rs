@@ -60,6 +60,8 @@ struct Args {
 
 /// How to start one peer and what to call on it.
 struct Peer {
+    /// What `--only` names it by.
+    key: &'static str,
     name: &'static str,
     /// The program and its arguments over stdio; `None`: not served over stdio.
     stdio: Option<Vec<String>>,
@@ -147,6 +149,7 @@ fn peers(args: &Args) -> Vec<Peer> {
     let node_program = node.as_deref().map(program).unwrap_or_default();
     vec![
         Peer {
+            key: "afd-lazy",
             name: "afd-rs lazy (afd-call)",
             stdio: lazy_stdio,
             http: lazy_http,
@@ -155,6 +158,7 @@ fn peers(args: &Args) -> Vec<Peer> {
             missing: build_afd.clone(),
         },
         Peer {
+            key: "afd-individual",
             name: "afd-rs individual",
             stdio: individual_stdio,
             http: individual_http,
@@ -163,6 +167,7 @@ fn peers(args: &Args) -> Vec<Peer> {
             missing: build_afd,
         },
         Peer {
+            key: "rmcp",
             name: "rmcp #[tool_router]",
             stdio: Some(vec![program(&rmcp), "--stdio".into()]),
             http: Some((
@@ -174,6 +179,7 @@ fn peers(args: &Args) -> Vec<Peer> {
             missing: exists(&rmcp, "bench/peers/run.sh builds it"),
         },
         Peer {
+            key: "ts-sdk",
             name: "TypeScript SDK McpServer",
             stdio: Some(vec![node_program.clone(), program(&ts), "--stdio".into()]),
             http: Some((
@@ -190,6 +196,7 @@ fn peers(args: &Args) -> Vec<Peer> {
             missing: node_missing(&ts, "npm ci in bench/peers/ts-sdk"),
         },
         Peer {
+            key: "fastmcp",
             name: "FastMCP",
             stdio: Some(vec![
                 program(&fastmcp),
@@ -210,6 +217,7 @@ fn peers(args: &Args) -> Vec<Peer> {
             missing: exists(&fastmcp, "bench/peers/run.sh makes its venv"),
         },
         Peer {
+            key: "reference",
             name: "reference TypeScript AFD (lazy)",
             stdio: Some(vec![
                 node_program,
@@ -228,6 +236,7 @@ fn peers(args: &Args) -> Vec<Peer> {
             }),
         },
         Peer {
+            key: "floor",
             name: "floor",
             stdio: Some(vec![program(&floor_stdio)]),
             http: Some((vec![program(&floor_http), "127.0.0.1:{port}".into()], true)),
@@ -442,18 +451,7 @@ async fn main() -> Result<(), client::Error> {
     let counter = TokenCounter::o200k();
     let mut runs = Vec::new();
     for peer in peers(&args) {
-        let key = peer
-            .name
-            .split_whitespace()
-            .next()
-            .unwrap_or_default()
-            .to_lowercase();
-        if !args.only.is_empty()
-            && !args
-                .only
-                .iter()
-                .any(|only| peer.name.to_lowercase().contains(&only.to_lowercase()) || key == *only)
-        {
+        if !args.only.is_empty() && !args.only.iter().any(|only| only == peer.key) {
             continue;
         }
         if let Some(why) = &peer.missing {
