@@ -577,6 +577,48 @@ async fn a_call_beyond_the_scopes_is_refused_naming_every_scope_it_needs() {
         pipe["structuredContent"]["steps"][1]["error"]["code"], "INSUFFICIENT_SCOPE",
         "{pipe}"
     );
+    // The same on the stateless protocol (2026-07-28), which the front answers on the
+    // connection's task: 403 and the challenge for the call beyond the scopes, the answer
+    // for the one within them.
+    let token = fixture.token("reader", "shop:read").await;
+    let stateless = |id: u64, tool: &str, arguments: Value| {
+        let body = json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "afd-tests", "version": "0"},
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }}
+        });
+        reqwest::Client::new()
+            .post(&fixture.url)
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", tool)
+            .body(body.to_string())
+            .send()
+    };
+    let refused = stateless(
+        41,
+        "user-create",
+        json!({"name": "Eve", "email": "eve@example.com"}),
+    )
+    .await
+    .expect("sent");
+    assert_eq!(refused.status(), 403);
+    let challenge = refused.headers()["www-authenticate"].to_str().unwrap();
+    assert!(challenge.contains("scope=\"shop:write\""), "{challenge}");
+    let refused: Value = refused.json().await.expect("JSON");
+    assert_eq!(refused["id"], 41, "{refused}");
+    assert_eq!(refused["error"]["data"]["code"], "INSUFFICIENT_SCOPE");
+    let listed = stateless(42, "user-list", json!({})).await.expect("sent");
+    assert_eq!(listed.status(), 200);
+    let listed: Value = listed.json().await.expect("a JSON answer");
+    assert_eq!(listed["id"], 42, "{listed}");
+    assert_eq!(listed["result"]["isError"], false, "{listed}");
     // The writer may.
     let mut writer = fixture.caller("writer", "shop:read shop:write").await;
     let created = writer

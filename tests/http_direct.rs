@@ -348,3 +348,28 @@ async fn a_session_deleted_is_answered_204() {
     assert_eq!(deleted.status().as_u16(), 204);
     handle.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_stateless_call_during_a_drain_is_refused_retryable_with_its_id() {
+    let drain = afd_runtime::ops::Drain::new();
+    let handle = McpServer::builder(Registry::global())
+        .drain(drain.clone())
+        .build()
+        .expect("a server")
+        .bind_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
+        .await
+        .expect("bound");
+    let addr = handle.local_addr();
+    let before = post(addr, &call(7, "direct-add", json!({"a": 2, "b": 3})), &[]).await;
+    assert_eq!(before.status, 200, "{before:?}");
+    assert_eq!(before.messages[0]["result"]["structuredContent"]["data"], 5);
+    drain.begin();
+    let refused = post(addr, &call(8, "direct-add", json!({"a": 2, "b": 3})), &[]).await;
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(refused.messages[0]["id"], 8, "{refused:?}");
+    assert_eq!(
+        refused.messages[0]["error"]["data"]["code"], "SHUTTING_DOWN",
+        "{refused:?}"
+    );
+    assert_eq!(refused.messages[0]["error"]["data"]["retryable"], true);
+}

@@ -379,6 +379,26 @@ async fn post<S: ServerHandler + Send + 'static>(
             return plain(StatusCode::BAD_REQUEST, "could not read the request body");
         }
     };
+    // A stateless call that needs nothing of rmcp's transport: answered here, its body
+    // parsed once (a call the direct path takes is one rmcp reads as a `tools/call`, so the
+    // checks below for messages rmcp would misread have nothing to say of it).
+    if let Some(direct) = &front.direct
+        && let Some(call) = direct.take(&parts, &bytes)
+    {
+        let Some(work) = front.server.drain().enter() else {
+            return shutting_down(malformed::AnswerId::from(call.id));
+        };
+        if let Some(principal) = principal
+            && let Some(required) = front
+                .server
+                .missing_scopes(principal.scopes(), &call.params.name)
+        {
+            let id = malformed::AnswerId::from(call.id.clone());
+            return front.insufficient_scope(principal, &call.params.name, id, &required);
+        }
+        let response = http_direct::answer(&front.server, call, principal.cloned(), &parts).await;
+        return response.map(|body| http_ops::counted(body, work));
+    }
     // A message rmcp would take for another method, or answer without its id.
     if let Some(refused) = malformed::refused(&bytes) {
         let error = match refused {
@@ -409,13 +429,6 @@ async fn post<S: ServerHandler + Send + 'static>(
         && let Some(required) = front.server.missing_scopes(principal.scopes(), &name)
     {
         return front.insufficient_scope(principal, &name, id, &required);
-    }
-    // A stateless call that needs nothing of rmcp's transport: answered here.
-    if let Some(direct) = &front.direct
-        && let Some(call) = direct.take(&parts, &bytes)
-    {
-        let response = http_direct::answer(&front.server, call, principal.cloned(), &parts).await;
-        return response.map(|body| http_ops::counted(body, work));
     }
     let opening = match gate {
         Some(gate) if SessionGate::opens_session(&parts, &bytes) => {
@@ -1139,7 +1152,10 @@ where
             tokio::spawn(async move {
                 let handler = hyper::service::service_fn(move |mut request: Request<Incoming>| {
                     let front = front.clone();
-                    request.extensions_mut().insert(ClientAddress(peer));
+                    // Read by traces alone: without them, no allocation for it.
+                    if crate::telemetry::enabled() {
+                        request.extensions_mut().insert(ClientAddress(peer));
+                    }
                     async move { Ok::<_, Infallible>(front.handle(request).await) }
                 });
                 let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());

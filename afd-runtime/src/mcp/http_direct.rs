@@ -103,7 +103,7 @@ impl Direct {
             && call.method == "tools/call"
             && (call.id.is_string() || call.id.is_i64())
             && only(headers, "mcp-name")? == call.params.name.as_bytes()
-            && !self.header_params.contains(&call.params.name)
+            && (self.header_params.is_empty() || !self.header_params.contains(&call.params.name))
             && meta.get(META_VERSION).and_then(Value::as_str) == Some(version)
             && meta.get(META_CAPABILITIES).is_some_and(Value::is_object)
             && meta.keys().all(|key| {

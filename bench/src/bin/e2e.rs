@@ -11,8 +11,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use afd_bench::client::{self, Connection, Error};
@@ -77,48 +75,16 @@ async fn workload(
     connection: &Connection,
     args: &Args,
 ) -> Result<(Stats, Vec<(usize, f64)>), Error> {
-    let peer = connection.peer();
     let arguments = json!({"command": workload::TRIVIAL, "input": workload::trivial_input()});
-    let first = client::call(&peer, "afd-call", &arguments).await?;
-    if first.is_error == Some(true) {
-        return Err(format!("afd-call failed: {}", client::text(&first)).into());
-    }
-    for _ in 0..200 {
-        client::call(&peer, "afd-call", &arguments).await?;
-    }
-    let mut samples = Vec::with_capacity(args.calls);
-    for _ in 0..args.calls {
-        let started = Instant::now();
-        client::call(&peer, "afd-call", &arguments).await?;
-        samples.push(started.elapsed());
-    }
-    let latency = Stats::of(&mut samples);
-    let mut throughput = Vec::new();
-    for &inflight in &args.concurrency {
-        let done = Arc::new(AtomicUsize::new(0));
-        let started = Instant::now();
-        let deadline = started + Duration::from_secs_f64(args.seconds);
-        let tasks: Vec<_> = (0..inflight)
-            .map(|_| {
-                let peer = peer.clone();
-                let done = done.clone();
-                let arguments = arguments.clone();
-                tokio::spawn(async move {
-                    while Instant::now() < deadline {
-                        client::call(&peer, "afd-call", &arguments).await?;
-                        done.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Ok::<(), Error>(())
-                })
-            })
-            .collect();
-        for task in tasks {
-            task.await??;
-        }
-        let elapsed = started.elapsed().as_secs_f64();
-        throughput.push((inflight, done.load(Ordering::Relaxed) as f64 / elapsed));
-    }
-    Ok((latency, throughput))
+    connection
+        .timed(
+            "afd-call",
+            &arguments,
+            args.calls,
+            &args.concurrency,
+            args.seconds,
+        )
+        .await
 }
 
 async fn measure(

@@ -6,8 +6,10 @@
 //! Each over stdio and streamable HTTP where it serves them, driven by the raw clients
 //! ([`afd_bench::raw`]): start-up time, the listing's o200k tokens (each tool as
 //! `{name, description, input_schema}`), median and p99 of sequential calls, throughput
-//! at 1, 8 and 64 calls in flight, and resident memory at rest and after the run. Prints
-//! one Markdown table with each figure's ratio to afd-rs and to the floor.
+//! at 1, 8 and 64 calls in flight, and resident memory at rest and after the run. Then
+//! the same calls through rmcp's client (`--clients rmcp`), which prefers the stateless
+//! protocol and falls back to a session where a peer does not speak it. Prints a Markdown
+//! table per transport and client with each figure's ratio to afd-rs and to the floor.
 //!
 //! The peers are built and started as bench/peers/README.md says; `bench/peers/run.sh`
 //! builds them and runs this. A peer that is not built is skipped, and the output says why.
@@ -56,6 +58,9 @@ struct Args {
     /// Append the figures as JSON lines to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// The clients: `raw` (minimal, pipelining) and `rmcp` (rmcp's own client).
+    #[arg(long, value_delimiter = ',', default_values_t = [String::from("raw"), String::from("rmcp")])]
+    clients: Vec<String>,
 }
 
 /// How to start one peer and what to call on it.
@@ -86,6 +91,16 @@ struct Run {
     throughput: Vec<(usize, f64)>,
     rest_kib: Option<u64>,
     after_kib: Option<u64>,
+    /// The same calls through rmcp's client: the protocol it settled on, the latency and
+    /// the rates; or why it could not run.
+    rmcp: Option<Result<Timed, String>>,
+}
+
+/// What rmcp's client measured of one peer.
+struct Timed {
+    protocol: String,
+    latency: Stats,
+    throughput: Vec<(usize, f64)>,
 }
 
 impl Run {
@@ -110,8 +125,41 @@ impl Run {
             throughput,
             rest_kib,
             after_kib,
+            rmcp: None,
         }
     }
+}
+
+/// The calls of `peer` through rmcp's client on `connection`.
+async fn through_rmcp(
+    peer: &Peer,
+    args: &Args,
+    connection: Result<client::Connection, client::Error>,
+) -> Result<Timed, String> {
+    let connection = connection.map_err(|error| error.to_string())?;
+    let protocol = connection.protocol().unwrap_or_default();
+    let timed = connection
+        .timed(
+            peer.tool,
+            &peer.arguments,
+            args.calls,
+            &args.concurrency,
+            args.seconds,
+        )
+        .await;
+    connection.close().await;
+    let (latency, throughput) = timed.map_err(|error| error.to_string())?;
+    Ok(Timed {
+        protocol,
+        latency,
+        throughput,
+    })
+}
+
+/// Whether `args` ask for rmcp's client, and `peer` is one it can talk to (the floor
+/// answers nothing but a call).
+fn wants_rmcp(peer: &Peer, args: &Args) -> bool {
+    peer.key != "floor" && args.clients.iter().any(|client| client == "rmcp")
 }
 
 fn program(path: &Path) -> String {
@@ -301,7 +349,7 @@ async fn over_stdio(
     let after_kib = rss(raw.pid);
     raw.close().await;
     let memory = (rest_kib, after_kib);
-    Ok(Run::of(
+    let mut run = Run::of(
         peer,
         "stdio",
         (startup, &tools),
@@ -309,7 +357,12 @@ async fn over_stdio(
         throughput,
         memory,
         counter,
-    ))
+    );
+    if wants_rmcp(peer, args) {
+        let connection = client::Connection::stdio_auto(Path::new(&command[0]), &command[1..]);
+        run.rmcp = Some(through_rmcp(peer, args, connection.await).await);
+    }
+    Ok(run)
 }
 
 async fn over_http(peer: &Peer, args: &Args, counter: &TokenCounter) -> Result<Run, client::Error> {
@@ -356,10 +409,9 @@ async fn over_http(peer: &Peer, args: &Args, counter: &TokenCounter) -> Result<R
         throughput.push((inflight, rate.await?));
     }
     let after_kib = rss(child.id());
-    let _ = child.kill().await;
     let memory = (rest_kib, after_kib);
     let listing = (startup, tools.as_slice());
-    Ok(Run::of(
+    let mut run = Run::of(
         peer,
         "streamable HTTP",
         listing,
@@ -367,7 +419,13 @@ async fn over_http(peer: &Peer, args: &Args, counter: &TokenCounter) -> Result<R
         throughput,
         memory,
         counter,
-    ))
+    );
+    if wants_rmcp(peer, args) {
+        let connection = client::Connection::auto(&url, child.id());
+        run.rmcp = Some(through_rmcp(peer, args, connection.await).await);
+    }
+    let _ = child.kill().await;
+    Ok(run)
 }
 
 fn mib(kib: Option<u64>) -> String {
@@ -438,6 +496,63 @@ fn print(runs: &[Run], concurrency: &[usize]) {
             println!("{row}");
         }
     }
+    for transport in ["stdio", "streamable HTTP"] {
+        let of: Vec<(&Run, &Timed)> = runs
+            .iter()
+            .filter(|run| run.transport == transport)
+            .filter_map(|run| match &run.rmcp {
+                Some(Ok(timed)) => Some((run, timed)),
+                _ => None,
+            })
+            .collect();
+        if of.is_empty() {
+            continue;
+        }
+        println!("\n### {transport}, rmcp's client\n");
+        let mut head = String::from("| peer | protocol | median | p99 |");
+        let mut rule = String::from("|---|---|---:|---:|");
+        for n in concurrency {
+            head.push_str(&format!(" calls/s at {n} |"));
+            rule.push_str("---:|");
+        }
+        head.push_str(" afd-rs median: ratio | afd-rs calls/s at 64: ratio |");
+        rule.push_str("---:|---:|");
+        println!("{head}\n{rule}");
+        let afd = of
+            .iter()
+            .find(|(run, _)| run.peer.starts_with("afd-rs lazy"))
+            .map(|(_, timed)| *timed);
+        let last = |timed: &Timed| timed.throughput.last().map_or(0.0, |(_, rate)| *rate);
+        for (run, timed) in &of {
+            let mut row = format!(
+                "| {} | {} | {} | {} |",
+                run.peer,
+                timed.protocol,
+                human(timed.latency.median),
+                human(timed.latency.p99)
+            );
+            for (_, rate) in &timed.throughput {
+                row.push_str(&format!(" {rate:.0} |"));
+            }
+            row.push_str(&format!(
+                " {} | {} |",
+                afd.map_or("-".into(), |afd| ratio(
+                    timed.latency.median.as_secs_f64(),
+                    afd.latency.median.as_secs_f64()
+                )),
+                afd.map_or("-".into(), |afd| ratio(last(afd), last(timed))),
+            ));
+            println!("{row}");
+        }
+    }
+    for run in runs {
+        if let Some(Err(why)) = &run.rmcp {
+            println!(
+                "\n{} over {}, rmcp's client: {why}",
+                run.peer, run.transport
+            );
+        }
+    }
     println!(
         "\nRatios: a peer's median over afd-rs's (above 1: afd-rs is faster), afd-rs's \
          throughput at the highest concurrency over the peer's (above 1: afd-rs is faster), \
@@ -483,6 +598,16 @@ async fn main() -> Result<(), client::Error> {
                             "p99_us": run.latency.p99.as_secs_f64() * 1e6,
                             "throughput": run.throughput,
                             "rss_rest_kib": run.rest_kib, "rss_after_kib": run.after_kib,
+                            "rmcp": match &run.rmcp {
+                                Some(Ok(timed)) => json!({
+                                    "protocol": timed.protocol,
+                                    "median_us": timed.latency.median.as_secs_f64() * 1e6,
+                                    "p99_us": timed.latency.p99.as_secs_f64() * 1e6,
+                                    "throughput": timed.throughput,
+                                }),
+                                Some(Err(why)) => json!({"error": why}),
+                                None => Value::Null,
+                            },
                         });
                         use std::io::Write as _;
                         let mut file = std::fs::OpenOptions::new()
@@ -498,7 +623,7 @@ async fn main() -> Result<(), client::Error> {
         }
     }
     println!(
-        "\nEvery peer, the same 80-command catalog, the raw clients; {} sequential calls, \
+        "\nEvery peer, the same 80-command catalog; {} sequential calls, \
          {} s per throughput run.",
         args.calls, args.seconds
     );

@@ -5,10 +5,13 @@
 //! server's resident memory from `/proc/PID/status`. Then floods it with `initialize`
 //! beyond its session bound (each refusal must be a 503 naming the limit) and waits for the
 //! idle sessions to expire (requests on them must get 404, and new sessions open again).
-//! Prints p50/p99 latency per kind of request and memory over time; exits 1 on any
-//! unexpected answer.
+//! With `--stateless-seconds`, a second phase keeps `--inflight` stateless calls
+//! (2026-07-28, the direct path) of afd-call in flight on kept-alive connections for that
+//! long, every answer checked. Prints p50/p99 latency per kind of request and memory over
+//! time; exits 1 on any unexpected answer.
 //!
 //! `cargo run -p afd-bench --release --bin soak -- --sessions 300 --seconds 180`
+//! `cargo run -p afd-bench --release --bin soak -- --seconds 60 --stateless-seconds 600`
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -16,8 +19,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use afd_bench::client::{Error, memory_kib};
+use afd_bench::raw::RawHttp;
 use afd_bench::soak::{self, Plan, Raw};
-use afd_bench::{Stats, human, thousands};
+use afd_bench::{Stats, human, thousands, workload};
 use clap::Parser;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::watch;
@@ -49,6 +53,12 @@ struct Args {
     /// This crate's `serve` binary (default: beside this one).
     #[arg(long)]
     server: Option<PathBuf>,
+    /// Seconds of stateless calls after the session load (0: none).
+    #[arg(long, default_value_t = 0)]
+    stateless_seconds: u64,
+    /// Stateless calls in flight, one kept-alive connection each.
+    #[arg(long, default_value_t = 64)]
+    inflight: usize,
 }
 
 #[tokio::main]
@@ -141,6 +151,32 @@ async fn main() -> Result<(), Error> {
         );
     }
 
+    // Stateless calls, in rounds as long as the memory samples' interval: every answer must
+    // be a success, or the run fails.
+    if args.stateless_seconds > 0 {
+        phase_tx.send_replace("stateless");
+        let mut client = RawHttp::connect(&url, true).await?;
+        let arguments =
+            serde_json::json!({"command": workload::TRIVIAL, "input": workload::trivial_input()});
+        let round = args.sample_secs.max(1) as f64;
+        let phase = Instant::now();
+        let mut calls = 0.0;
+        while phase.elapsed().as_secs_f64() < args.stateless_seconds as f64 {
+            let rate = client
+                .throughput("afd-call", &arguments, args.inflight, round)
+                .await
+                .map_err(|error| format!("a stateless call failed: {error}"))?;
+            calls += rate * round;
+        }
+        let secs = phase.elapsed().as_secs_f64();
+        println!(
+            "\nstateless: {} afd-call answered as asked, {} in flight, {secs:.0} s, {:.0} calls/s",
+            thousands(calls as usize),
+            args.inflight,
+            calls / secs
+        );
+    }
+
     // The flood: every load session was closed, so the whole bound is free.
     phase_tx.send_replace("flood");
     let raw = Arc::new(Raw::new(&url));
@@ -205,6 +241,23 @@ async fn main() -> Result<(), Error> {
         .filter(|(secs, phase, _)| *phase == "load" && *secs >= args.warm_up_secs)
         .map(|(_, _, rss)| *rss)
         .collect();
+    let stateless: Vec<u64> = samples
+        .iter()
+        .filter(|(_, phase, _)| *phase == "stateless")
+        .skip(1)
+        .map(|(_, _, rss)| *rss)
+        .collect();
+    if let (Some(first), Some(last), Some(max)) =
+        (stateless.first(), stateless.last(), stateless.iter().max())
+    {
+        println!(
+            "stateless phase after its first round: first {:.1} MiB, last {:.1} MiB, highest {:.1} MiB ({:+.1} % first to last)",
+            *first as f64 / 1024.0,
+            *last as f64 / 1024.0,
+            *max as f64 / 1024.0,
+            (*last as f64 - *first as f64) / *first as f64 * 100.0
+        );
+    }
     if let (Some(first), Some(last), Some(max)) = (warm.first(), warm.last(), warm.iter().max()) {
         println!(
             "\nafter {} s warm-up: first {:.1} MiB, last {:.1} MiB, highest {:.1} MiB ({:+.1} % first to last)",
