@@ -11,7 +11,7 @@
 //!    prompts and completions, a client's configuration.
 //! 5. [Strategies and context cost](_05_strategies_and_context_cost): what each tool
 //!    strategy lists and what it costs an agent's context.
-//! 6. Search: the repository README's "Ranked search".
+//! 6. [Search](_06_search): ranked search of the catalog, lexical and semantic.
 //! 7. [Contexts and sessions](_07_contexts_and_sessions): runtime contexts that scope what
 //!    an agent may call.
 //! 8. [The gateway](_08_gateway): one lazy front for existing MCP servers.
@@ -34,6 +34,8 @@ pub mod _03_dispatch {}
 pub mod _04_serving_over_mcp {}
 #[doc = include_str!("05_strategies_and_context_cost.md")]
 pub mod _05_strategies_and_context_cost {}
+#[doc = include_str!("06_search.md")]
+pub mod _06_search {}
 #[doc = include_str!("07_contexts_and_sessions.md")]
 pub mod _07_contexts_and_sessions {}
 #[doc = include_str!("08_gateway.md")]
