@@ -1,5 +1,6 @@
 //! What an agent sees through a real MCP client (rmcp, over an in-process duplex): search
-//! that loads what it finds, each command's risk and `openWorldHint`, the detail level
+//! that loads what it finds, each command's risk, title, `destructiveHint` and
+//! `openWorldHint`, the detail level
 //! `description`, telemetry that names what the caller used and sees the built-in tools,
 //! and usage statistics turned into suggestions (`suggestedNext`, `relatedCommands`,
 //! `popular`) and access counts.
@@ -32,6 +33,7 @@ fn order_list(_input: Nothing) -> CommandResult<Value> {
 
 /// Cancel an order: it cannot be reopened.
 #[command(
+    title = "Cancel order",
     category = "order",
     mutation,
     destructive,
@@ -574,4 +576,48 @@ async fn a_closed_connection_ends_its_session_and_its_live_usage_history() {
     }
     // What the session taught the statistics stays.
     assert_eq!(usage.stats("session-whoami").unwrap().calls, 1);
+}
+
+// ---- titles and hints in the listings --------------------------------------------------
+
+#[tokio::test]
+async fn a_command_tool_carries_its_title_and_states_a_destructive_hint() {
+    for strategy in [Strategy::Individual, Strategy::Hybrid] {
+        let server = McpServer::builder(Registry::global())
+            .strategy(strategy)
+            .eager(["order-cancel", "order-refund"])
+            .build()
+            .unwrap();
+        let tools = Client::connect(server).await.tools().await;
+        let tool = |name: &str| tools.iter().find(|t| t.name == name).unwrap().clone();
+        let cancel = tool("order-cancel");
+        assert_eq!(
+            cancel.title.as_deref(),
+            Some("Cancel order"),
+            "{strategy:?}"
+        );
+        let hints = cancel.annotations.unwrap();
+        // MCP's default, stated: clients that do not apply the default still warn.
+        assert_eq!(hints.destructive_hint, Some(true), "{strategy:?}");
+        assert_eq!(hints.title, None, "{strategy:?}");
+        let refund = tool("order-refund");
+        assert_eq!(
+            refund.title, None,
+            "{strategy:?}: no title declared, none derived"
+        );
+        assert_eq!(refund.annotations.unwrap().destructive_hint, Some(false));
+    }
+    // A category's tool says destructive when one of its actions is.
+    let server = McpServer::builder(Registry::global())
+        .strategy(Strategy::Grouped)
+        .build()
+        .unwrap();
+    let tools = Client::connect(server).await.tools().await;
+    let order = tools.iter().find(|t| t.name == "order").unwrap();
+    assert_eq!(
+        order.annotations.as_ref().unwrap().destructive_hint,
+        Some(true)
+    );
+    let web = tools.iter().find(|t| t.name == "web").unwrap();
+    assert_eq!(web.annotations.as_ref().unwrap().read_only_hint, Some(true));
 }

@@ -43,13 +43,14 @@ async fn lazy_lists_exactly_the_five_meta_tools() {
             "{}",
             tool.name
         );
-        // The entry point always loads; the others may be deferred until searched for.
+        // The three an agent cannot work without always load; batch and pipe may be
+        // deferred until searched for.
         let always = tool
             .meta
             .as_ref()
             .and_then(|meta| meta.get("anthropic/alwaysLoad").cloned());
-        let entry_point = tool.name == "afd-discover";
-        assert_eq!(always, entry_point.then(|| json!(true)), "{}", tool.name);
+        let essential = ["afd-discover", "afd-detail", "afd-call"].contains(&&*tool.name);
+        assert_eq!(always, essential.then(|| json!(true)), "{}", tool.name);
         let read_only = tool.name == "afd-discover" || tool.name == "afd-detail";
         if read_only {
             let annotations = tool.annotations.as_ref().expect("annotations");
@@ -67,6 +68,11 @@ async fn lazy_lists_exactly_the_five_meta_tools() {
         // Arguments a result hands the agent when it needs them are not advertised.
         assert!(tool.input_schema["properties"].get("session").is_none());
     }
+    // Paging is stated: an agent reading afd-discover's schema sees how to ask for more.
+    assert_eq!(
+        tools[0].input_schema["properties"]["offset"]["type"],
+        "integer"
+    );
     let discover = tools[0].description.as_deref().unwrap();
     assert!(discover.contains("11 commands"), "{discover}");
     let instructions = client.instructions().unwrap();
@@ -189,8 +195,9 @@ async fn individual_lists_each_command_with_annotations() {
     assert_eq!(names(&tools)[11..], ["afd-call", "afd-batch", "afd-pipe"]);
     let delete = tools.iter().find(|t| t.name == "todo-delete").unwrap();
     let hints = delete.annotations.as_ref().unwrap();
-    // Only what differs from MCP's defaults (not read-only, destructive, not idempotent,
-    // open world): a destructive mutation whose effects stay in the app.
+    // What differs from MCP's defaults (not read-only, destructive, not idempotent, open
+    // world), and `destructiveHint: true` stated: a destructive mutation whose effects stay
+    // in the app.
     assert_eq!(
         (
             hints.read_only_hint,
@@ -198,11 +205,11 @@ async fn individual_lists_each_command_with_annotations() {
             hints.idempotent_hint,
             hints.open_world_hint
         ),
-        (None, None, None, Some(false))
+        (None, Some(true), None, Some(false))
     );
-    // No title derived from the name.
+    // The title the command declares, on the tool, not in its annotations.
     assert_eq!(hints.title, None);
-    assert_eq!(delete.title, None);
+    assert_eq!(delete.title.as_deref(), Some("Delete todo"));
     let list = tools.iter().find(|t| t.name == "todo-list").unwrap();
     assert_eq!(
         list.annotations.as_ref().unwrap().read_only_hint,

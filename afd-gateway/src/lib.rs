@@ -5,8 +5,9 @@
 //! HTTP), and serves their tools through afd-runtime: the lazy meta-tools (afd-discover,
 //! afd-detail, afd-call, afd-batch, afd-pipe), ranked search, detail levels, sessions and
 //! usage statistics work over upstream tools as over `#[command]` functions. Tool ids are
-//! `server.tool`; each server is a category. See the crate's README section in the
-//! repository's README.md.
+//! `server.tool`; each server is a category. The guide's chapter "The gateway"
+//! (`afd_runtime::_guide::_08_gateway`) says how to configure and run it.
+#![warn(missing_docs)]
 
 pub mod cache;
 pub mod catalog;

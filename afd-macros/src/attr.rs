@@ -61,6 +61,7 @@ pub struct Exposed {
 /// The parsed `#[command(...)]` arguments.
 pub struct CommandAttrs {
     pub name: Attr<LitStr>,
+    pub title: Attr<LitStr>,
     pub category: Attr<LitStr>,
     pub tags: Attr<Vec<LitStr>>,
     pub mutation: Flag,
@@ -87,6 +88,7 @@ impl CommandAttrs {
     pub fn parse(errors: &Errors, args: TokenStream) -> CommandAttrs {
         let mut attrs = CommandAttrs {
             name: Attr::none(CommandKey::Name),
+            title: Attr::none(CommandKey::Title),
             category: Attr::none(CommandKey::Category),
             tags: Attr::none(CommandKey::Tags),
             mutation: Attr::none(CommandKey::Mutation),
@@ -120,6 +122,7 @@ impl CommandAttrs {
         let path = &meta.path;
         match key {
             CommandKey::Name => self.name.set(errors, path, string_value(meta)?),
+            CommandKey::Title => self.title.set(errors, path, string_value(meta)?),
             CommandKey::Category => self.category.set(errors, path, string_value(meta)?),
             CommandKey::ConfirmPrompt => {
                 self.confirm_prompt.set(errors, path, string_value(meta)?);

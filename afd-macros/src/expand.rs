@@ -450,6 +450,9 @@ fn builder_calls(attrs: &CommandAttrs, rt: &TokenStream) -> TokenStream {
         };
         calls.extend(quote!(.with_handoff(#protocol)));
     }
+    if let Some(title) = attrs.title.get() {
+        calls.extend(quote!(.with_title(#title)));
+    }
     if let Some(version) = attrs.version.get() {
         calls.extend(quote!(.with_version(#version)));
     }

@@ -7,6 +7,8 @@
 //! `expand` generates the code. Every stage records its mistakes in one `Errors` and
 //! carries on; if there is any, `fallback` emits them all instead of the code.
 
+#![warn(missing_docs)]
+
 mod ast;
 mod attr;
 mod case;

@@ -126,6 +126,11 @@ pub fn command(errors: &Errors, attrs: &CommandAttrs, handler: &Handler<'_>) {
     {
         errors.error_spanned_by(tokens, "`handoff_protocol` requires `handoff`");
     }
+    if let Some(title) = attrs.title.get()
+        && title.value().trim().is_empty()
+    {
+        errors.error_spanned_by(title, "`title` cannot be empty");
+    }
     if let Some(version) = attrs.version.get()
         && version.value().trim().is_empty()
     {

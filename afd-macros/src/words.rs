@@ -76,6 +76,7 @@ words! {
     /// The keys of `#[command(...)]`.
     pub enum CommandKey: "`#[command]` key" {
         Name = "name",
+        Title = "title",
         Category = "category",
         Tags = "tags",
         Mutation = "mutation",

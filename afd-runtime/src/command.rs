@@ -285,6 +285,7 @@ impl fmt::Display for SourceLocation {
 #[derive(Clone, Copy)]
 pub struct CommandDef {
     name: &'static str,
+    title: Option<&'static str>,
     description: &'static str,
     category: Option<&'static str>,
     tags: &'static [&'static str],
@@ -327,6 +328,7 @@ impl CommandDef {
     ) -> Self {
         CommandDef {
             name,
+            title: None,
             description,
             category: None,
             tags: &[],
@@ -500,6 +502,14 @@ impl CommandDef {
         self
     }
 
+    /// Sets the command's display title: a short name for people (MCP's tool `title`,
+    /// which clients show in tool lists and permission prompts).
+    #[must_use]
+    pub const fn with_title(mut self, title: &'static str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
     /// Sets the command's version.
     #[must_use]
     pub const fn with_version(mut self, version: &'static str) -> Self {
@@ -631,6 +641,11 @@ impl CommandDef {
     /// The handoff protocol, if declared.
     pub const fn handoff_protocol(&self) -> Option<&'static str> {
         self.handoff_protocol
+    }
+
+    /// The display title, if declared.
+    pub const fn title(&self) -> Option<&'static str> {
+        self.title
     }
 
     /// The version, if declared.

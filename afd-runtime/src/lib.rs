@@ -1,7 +1,88 @@
-#![doc = include_str!("../../README.md")]
+//! Agent-first commands for Rust: write plain functions, mark them `#[command]`, and serve
+//! them to agents over MCP, to people on a command line and to Rust code in-process, all
+//! through one call path.
+//!
+//! Each `#[command]` joins a catalog built at link time: its name, the description from its
+//! doc comment, its category, tags and risk flags, the JSON Schemas of its input and output,
+//! a validator and a handler. No registration call, no central list.
+//!
+//! # The first command
+//!
+//! ```
+//! use afd_runtime::prelude::*;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Greet {
+//!     /// Who to greet.
+//!     name: String,
+//! }
+//!
+//! /// Greets someone by name.
+//! #[command(category = "hello")]
+//! fn hello_greet(input: Greet) -> String {
+//!     format!("Hello, {}!", input.name)
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let registry = Registry::global();
+//! let result = registry
+//!     .call("hello-greet", json!({"name": "Ada"}), CommandContext::new())
+//!     .await;
+//! assert_eq!(result.data.unwrap(), "Hello, Ada!");
+//!
+//! // A mistake is a result the agent can act on: a code, a message and what to do next.
+//! let typo = registry.call("hello-graet", json!({}), CommandContext::new()).await;
+//! assert_eq!(typo.error.unwrap().code, "COMMAND_NOT_FOUND");
+//! # });
+//! ```
+//!
+//! Add `afd-runtime`, `serde` (with `derive`), `schemars` 1.x and `tokio` to `Cargo.toml`.
+//! The same catalog served to an MCP client over stdio (feature `mcp`):
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+//! use afd_runtime::{Registry, mcp::McpServer};
+//!
+//! McpServer::builder(Registry::global()).name("hello").build()?.serve_stdio().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`cli::run`] turns it into a command line instead, one subcommand per command and
+//! `serve` for the MCP server (feature `cli`).
+//!
+//! # Where to go next
+//!
+//! - [The guide](_guide): chapters from writing commands to operating a server, each
+//!   example compiled.
+//! - [`command`]: the attribute; its keys are tabled in
+//!   [Writing commands](_guide::_01_writing_commands).
+//! - [`CommandResult`] and [`CommandError`]: what every call returns.
+//! - [`mcp`]: the MCP server and its tool strategies (individual, grouped, lazy, hybrid).
+//! - [`contexts`]: runtime contexts and sessions; [`search`]: ranked search of the catalog.
+//! - The repository's `examples/` folder: runnable apps, one per topic.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `mcp` | yes | the MCP server over stdio ([`mcp`]) |
+//! | `http` | yes | streamable HTTP for the MCP server |
+//! | `cli` | yes | the command line ([`cli`]) |
+//! | `usage-sqlite` | yes | usage statistics persisted in SQLite |
+//! | `oauth` | no | an OAuth 2.1 resource server in front of the HTTP endpoint |
+//! | `semantic` | no | the semantic layer of search (a sentence-embedding model; heavy to build) |
+//! | `redis`, `redis-tls` | no | sessions in Redis, shared by replicas (and TLS to it) |
+//! | `postgres`, `postgres-tls` | no | usage statistics in PostgreSQL (and TLS to it) |
+//! | `metrics` | no | metrics through OpenTelemetry, served as Prometheus text |
+//! | `otel` | no | traces and metrics exported by OTLP |
+//! | `fuzzing` | no | hidden entry points for the fuzz targets; not a stable API |
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 extern crate self as afd_runtime;
+
+pub mod _guide;
 
 // Definitions and the registry: pure data.
 pub mod audit;
@@ -80,8 +161,8 @@ pub use tools::pipe::{
     StepResult, StepStatus, StepWarning,
 };
 
-/// Turns a function into a registered command. See the [crate documentation](crate) for
-/// the keys it takes.
+/// Turns a function into a registered command. [Writing commands](_guide::_01_writing_commands)
+/// lists the keys it takes and the handler shapes it accepts.
 pub use afd_macros::command;
 /// Declares a runtime context (name, doc-comment description, parent, priority, trigger
 /// keywords, read-only flag), registered at link time like a command. See [`contexts`].

@@ -116,7 +116,7 @@ mod imp {
     }
 
     /// Records from now on into `provider`'s meter `afd` (a provider with a Prometheus
-    /// reader, see [`prometheus`], an OTLP one, or both). The first call wins: `false`
+    /// reader, see [`prometheus()`], an OTLP one, or both). The first call wins: `false`
     /// when instruments were already installed.
     pub fn install(provider: SdkMeterProvider) -> bool {
         let meter = provider.meter("afd");

@@ -60,6 +60,29 @@ pub fn listing_cost(server: &McpServer, counter: &TokenCounter) -> ListingCost {
     }
 }
 
+/// Measures a server's listing as a model is sent it: each tool as `{name, description,
+/// input_schema}` (the client keeps the rest: titles, annotations, output schemas, `_meta`),
+/// serialised compactly. The figure the context budgets hold to.
+pub fn model_cost(server: &McpServer, counter: &TokenCounter) -> ListingCost {
+    let tools: Vec<Value> = server
+        .tools()
+        .iter()
+        .map(|tool| {
+            json!({
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": tool.input_schema,
+            })
+        })
+        .collect();
+    let text = Value::Array(tools).to_string();
+    ListingCost {
+        tools: server.tools().len(),
+        bytes: text.len(),
+        tokens: counter.count(&text),
+    }
+}
+
 /// The tools array of a server's `tools/list` as the official Python MCP client
 /// re-serialises it: each tool's fields in that client's order (name, title, description,
 /// inputSchema, execution, outputSchema, icons, annotations, _meta), written as Python's

@@ -8,7 +8,9 @@ use afd_runtime::usage::UsageStats;
 use afd_runtime::{CommandContext, Registry};
 use clap::{Arg, ArgAction};
 
-use crate::report::{ListingCost, STRATEGIES, TokenCounter, listing_cost, python_style_cost};
+use crate::report::{
+    ListingCost, STRATEGIES, TokenCounter, listing_cost, model_cost, python_style_cost,
+};
 
 /// The `--db` flag's id.
 pub const DB: &str = "db";
@@ -109,7 +111,11 @@ fn server_with(
 pub async fn print_report(app: &App) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let counter = TokenCounter::o200k();
     type Measure = fn(&McpServer, &TokenCounter) -> ListingCost;
-    let tables: [(&str, Measure); 2] = [
+    let tables: [(&str, Measure); 3] = [
+        (
+            "as a model is sent it (each tool as {name, description, input_schema})",
+            model_cost,
+        ),
         (
             "tools/list (the tools array, compact JSON as sent)",
             listing_cost,

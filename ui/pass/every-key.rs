@@ -11,6 +11,7 @@ struct OrderRef {
 /// Cancel a pending order. Its items go back to stock.
 #[command(
     name = "order-cancel",
+    title = "Cancel order",
     category = "orders",
     tags("billing", "crud"),
     mutation,
@@ -36,6 +37,7 @@ fn cancel(input: OrderRef) -> String {
 fn main() {
     let def = cancel::COMMAND;
     assert_eq!(def.name(), "order-cancel");
+    assert_eq!(def.title(), Some("Cancel order"));
     assert_eq!(def.category(), "orders");
     assert!(def.is_destructive() && def.is_idempotent() && def.is_handoff() && def.is_eager());
     assert!(def.is_open_world());

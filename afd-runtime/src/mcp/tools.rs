@@ -80,9 +80,9 @@ fn object(value: Value) -> Arc<JsonObject> {
     }
 }
 
-/// Marks the tool to keep in context where a client defers tools until searched for: only
-/// afd-discover, the entry point (its results and the server instructions name the
-/// others), so the lazy listing pays for the mark once.
+/// Marks the tool to keep in context where a client defers tools until searched for:
+/// afd-discover, afd-detail and afd-call, the three an agent cannot work without (find a
+/// command, read its schema, run it). afd-batch and afd-pipe may be deferred.
 fn always_load() -> MetaObject {
     let mut meta = MetaObject::default();
     meta.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
@@ -96,9 +96,9 @@ fn read_only() -> ToolAnnotations {
 
 /// Arguments the meta-tools' listings leave out because a result tells the agent, with
 /// the value, when to pass them: `session` (afd-context-enter's handle, on a protocol
-/// without sessions), `offset` (afd-discover's next page) and `includeLoaded` (a search
-/// that left loaded commands out says so). The tools still take them.
-const IN_BAND: &[&str] = &["session", "offset", "includeLoaded"];
+/// without sessions) and `includeLoaded` (a search that left loaded commands out says
+/// so). The tools still take them.
+const IN_BAND: &[&str] = &["session", "includeLoaded"];
 
 fn call_schema() -> Value {
     json!({
@@ -176,7 +176,8 @@ pub(super) fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> V
                 "Input schemas and full descriptions of up to 10 commands.",
                 object(advertise::meta_input(detail_schema(), IN_BAND)),
             )
-            .with_annotations(read_only()),
+            .with_annotations(read_only())
+            .with_meta(always_load()),
             Route::Detail,
         ));
     }
@@ -185,7 +186,8 @@ pub(super) fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> V
             CALL,
             "Run a command by name with its input.",
             object(call_schema()),
-        ),
+        )
+        .with_meta(always_load()),
         Route::Call,
     ));
     tools.push((
@@ -217,19 +219,18 @@ pub(crate) struct Rendering {
     pub(crate) compact_schemas: bool,
 }
 
-/// A command's annotations, only where they differ from MCP's defaults (readOnlyHint
-/// false, destructiveHint true, idempotentHint false, openWorldHint true): a read-only
-/// command says so (the other write hints mean nothing then); a mutation says when it is
-/// not destructive and when it is idempotent; a command whose effects stay in the app says
-/// `openWorldHint: false`. None when every default holds. No title: the command API has no
-/// display title, and one derived from the name adds nothing to it.
+/// A command's annotations, where they differ from MCP's defaults (readOnlyHint false,
+/// destructiveHint true, idempotentHint false, openWorldHint true), and `destructiveHint:
+/// true` stated for a destructive command all the same, for the clients that warn only
+/// when it is stated: a read-only command says so (the other write hints mean nothing
+/// then); a mutation says whether it is destructive and when it is idempotent; a command
+/// whose effects stay in the app says `openWorldHint: false`. None when every default
+/// holds. The title is the tool's own (`#[command(title = "...")]`), not an annotation's.
 fn command_annotations(entry: &CommandEntry) -> Option<ToolAnnotations> {
     let def = entry.def();
     let mut annotations = ToolAnnotations::new();
     if def.is_mutation() {
-        if !def.is_destructive() {
-            annotations = annotations.destructive(false);
-        }
+        annotations = annotations.destructive(def.is_destructive());
         if def.is_idempotent() {
             annotations = annotations.idempotent(true);
         }
@@ -262,7 +263,8 @@ fn input_schema_for(entry: &CommandEntry, rendering: Rendering) -> Value {
     }
 }
 
-/// A command's own tool: its name, description, advertised input schema, annotations, and
+/// A command's own tool: its name, display title (when declared), description, advertised
+/// input schema, annotations, and
 /// (when `rendering` asks and the command's output type has a schema) its data's shape.
 pub(crate) fn command_tool(entry: &CommandEntry, rendering: Rendering) -> Tool {
     let mut tool = Tool::new(
@@ -270,6 +272,7 @@ pub(crate) fn command_tool(entry: &CommandEntry, rendering: Rendering) -> Tool {
         entry.description(),
         object(input_schema_for(entry, rendering)),
     );
+    tool.title = entry.def().title().map(str::to_owned);
     tool.annotations = command_annotations(entry);
     if rendering.output_schemas
         && let Some(data) = entry.output_schema()
@@ -309,10 +312,9 @@ pub(crate) fn group_tool(
         .registry()
         .category_description(category)
         .map_or_else(String::new, |text| format!("{text} "));
-    let description = format!(
-        "{about}{category} commands; pick one with `action`. {}",
-        lines.join("; ")
-    );
+    // The tool's name is the category's, and its schema requires `action` from the enum of
+    // these names: the description only pairs each name with its summary.
+    let description = format!("{about}`action`: {}", lines.join("; "));
     let schema = json!({"type": "object", "properties": properties, "required": ["action"]});
     let mut tool = Tool::new(category, description, object(advertise::input(&schema)));
     tool.annotations = group_annotations(entries);
@@ -320,14 +322,16 @@ pub(crate) fn group_tool(
 }
 
 /// A category tool's annotations, only where they differ from MCP's defaults and hold for
-/// every action: read-only when all are; otherwise not destructive when none is; closed
-/// world when none reaches outside. No title: the category's name is the tool's.
+/// every action: read-only when all are; otherwise not destructive when none is, and
+/// destructive, stated, when one is; closed world when none reaches outside. No title: the
+/// category's name is the tool's.
 fn group_annotations(entries: &[&CommandEntry]) -> Option<ToolAnnotations> {
     let mut annotations = ToolAnnotations::new();
     if entries.iter().all(|entry| !entry.is_mutation()) {
         annotations = annotations.read_only(true);
-    } else if !entries.iter().any(|entry| entry.def().is_destructive()) {
-        annotations = annotations.destructive(false);
+    } else {
+        let destructive = entries.iter().any(|entry| entry.def().is_destructive());
+        annotations = annotations.destructive(destructive);
     }
     if !entries.iter().any(|entry| reaches_outside(entry)) {
         annotations = annotations.open_world(false);

@@ -19,13 +19,21 @@ use afd_runtime::resource::Resources;
 use afd_runtime::{Content, NoData, ResourceContents};
 
 /// Returns a fixed text.
-#[command(name = "test_simple_text", category = "conformance")]
+#[command(
+    name = "test_simple_text",
+    title = "Simple text",
+    category = "conformance"
+)]
 pub fn simple_text() -> Result<String, CommandError> {
     Ok("This is a simple text response for testing.".to_owned())
 }
 
 /// Always fails, to show how an error reaches the client.
-#[command(name = "test_error_handling", category = "conformance")]
+#[command(
+    name = "test_error_handling",
+    title = "Error handling",
+    category = "conformance"
+)]
 pub fn error_handling() -> Result<String, CommandError> {
     Err(CommandError::new(
         "INTENTIONAL_ERROR",
@@ -34,7 +42,11 @@ pub fn error_handling() -> Result<String, CommandError> {
 }
 
 /// Reports progress 0, 50 and 100 of 100, 50 ms apart.
-#[command(name = "test_tool_with_progress", category = "conformance")]
+#[command(
+    name = "test_tool_with_progress",
+    title = "Progress",
+    category = "conformance"
+)]
 pub async fn tool_with_progress(ctx: &CommandContext) -> Result<String, CommandError> {
     for step in [0.0, 50.0, 100.0] {
         if step > 0.0 {
@@ -47,7 +59,11 @@ pub async fn tool_with_progress(ctx: &CommandContext) -> Result<String, CommandE
 
 /// Answers after a short pause: the suite's SSE scenario calls it to watch the response
 /// stream (its priming event, retry field and event ids) while a call is in flight.
-#[command(name = "test_reconnection", category = "conformance")]
+#[command(
+    name = "test_reconnection",
+    title = "Reconnection",
+    category = "conformance"
+)]
 pub async fn reconnection() -> Result<String, CommandError> {
     tokio::time::sleep(Duration::from_millis(100)).await;
     Ok("Reconnection test completed.".to_owned())
@@ -76,7 +92,11 @@ pub struct Person {
 }
 
 /// Tool with JSON Schema 2020-12 features.
-#[command(name = "json_schema_2020_12_tool", category = "conformance")]
+#[command(
+    name = "json_schema_2020_12_tool",
+    title = "JSON Schema 2020-12",
+    category = "conformance"
+)]
 pub fn json_schema_2020_12_tool(input: Person) -> Result<String, CommandError> {
     let city = input.address.and_then(|address| address.city);
     Ok(match (input.name, city) {
@@ -150,7 +170,7 @@ pub struct Touch {
 }
 
 /// Says that a resource changed: every session subscribed to it is told.
-#[command(category = "demo", mutation)]
+#[command(title = "Touch resource", category = "demo", mutation)]
 pub async fn touch_resource(input: Touch, ctx: &CommandContext) -> Result<usize, CommandError> {
     let count = ctx.state::<std::sync::atomic::AtomicU64>()?;
     count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -220,19 +240,31 @@ const WAV: &[u8] =
     b"RIFF$\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x44\xac\0\0\x88\x58\x01\0\x02\0\x10\0data\0\0\0\0";
 
 /// Returns a small PNG image.
-#[command(name = "test_image_content", category = "content")]
+#[command(
+    name = "test_image_content",
+    title = "Image content",
+    category = "content"
+)]
 pub fn image() -> CommandResult<NoData> {
     CommandResult::content_only([Content::image(PIXEL, "image/png")])
 }
 
 /// Returns a short WAV recording.
-#[command(name = "test_audio_content", category = "content")]
+#[command(
+    name = "test_audio_content",
+    title = "Audio content",
+    category = "content"
+)]
 pub fn audio() -> CommandResult<NoData> {
     CommandResult::content_only([Content::audio(WAV, "audio/wav")])
 }
 
 /// Returns an embedded text resource.
-#[command(name = "test_embedded_resource", category = "content")]
+#[command(
+    name = "test_embedded_resource",
+    title = "Embedded resource",
+    category = "content"
+)]
 pub fn embedded() -> CommandResult<NoData> {
     CommandResult::content_only([Content::resource(
         ResourceContents::text(
@@ -244,7 +276,11 @@ pub fn embedded() -> CommandResult<NoData> {
 }
 
 /// Returns text, an image, a resource and a link to another resource.
-#[command(name = "test_multiple_content_types", category = "content")]
+#[command(
+    name = "test_multiple_content_types",
+    title = "Multiple content types",
+    category = "content"
+)]
 pub fn mixed() -> CommandResult<NoData> {
     CommandResult::content_only([
         Content::text("Multiple content types test:"),
@@ -265,7 +301,11 @@ pub fn mixed() -> CommandResult<NoData> {
 }
 
 /// Logs three messages while it runs.
-#[command(name = "test_tool_with_logging", category = "client")]
+#[command(
+    name = "test_tool_with_logging",
+    title = "Logging",
+    category = "client"
+)]
 pub async fn with_logging(ctx: &CommandContext) -> String {
     ctx.log(LogLevel::Info, "Tool execution started").await;
     ctx.log(LogLevel::Info, "Tool processing data").await;
@@ -281,7 +321,7 @@ pub struct Prompt {
 }
 
 /// Asks the client's model and returns its answer.
-#[command(name = "test_sampling", category = "client")]
+#[command(name = "test_sampling", title = "Sampling", category = "client")]
 pub async fn sampling(
     input: Prompt,
     ctx: &CommandContext,
@@ -311,7 +351,7 @@ pub struct Contact {
 }
 
 /// Asks the user who they are.
-#[command(name = "test_elicitation", category = "client")]
+#[command(name = "test_elicitation", title = "Elicitation", category = "client")]
 pub async fn elicitation(input: Message, ctx: &CommandContext) -> Result<Value, CommandError> {
     Ok(match ctx.elicit::<Contact>(input.message).await? {
         Elicitation::Accept(contact) => json!({"action": "accept", "content": contact}),
@@ -365,7 +405,11 @@ pub struct Defaults {
 }
 
 /// Asks for a form whose fields all have defaults.
-#[command(name = "test_elicitation_sep1034_defaults", category = "client")]
+#[command(
+    name = "test_elicitation_sep1034_defaults",
+    title = "Elicitation defaults",
+    category = "client"
+)]
 pub async fn elicitation_defaults(ctx: &CommandContext) -> Result<Value, CommandError> {
     Ok(
         match ctx
@@ -413,7 +457,11 @@ pub struct Choices {
 }
 
 /// Asks for one and several of fixed options, with and without titles.
-#[command(name = "test_elicitation_sep1330_enums", category = "client")]
+#[command(
+    name = "test_elicitation_sep1330_enums",
+    title = "Elicitation enums",
+    category = "client"
+)]
 pub async fn elicitation_enums(ctx: &CommandContext) -> Result<Value, CommandError> {
     let mut schema = afd_runtime::client::form_schema::<Choices>()?;
     schema["properties"]["legacyEnum"] = json!({

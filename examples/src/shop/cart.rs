@@ -119,6 +119,7 @@ pub struct CartRef {
 
 /// Get a user's cart with line totals, stock and subtotal.
 #[command(
+    title = "Get cart",
     scopes("shop:read"),
     contexts("storefront"),
     tags("read"),
@@ -152,6 +153,7 @@ pub struct AddItem {
 
 /// Add a product to a user's cart. Units add to any already there.
 #[command(
+    title = "Add item to cart",
     scopes("shop:write"),
     contexts("storefront"),
     tags("mutation"),
@@ -204,6 +206,7 @@ pub struct UpdateItem {
 
 /// Set how many units of a product a user's cart holds.
 #[command(
+    title = "Update cart item",
     scopes("shop:write"),
     contexts("storefront"),
     tags("mutation"),
@@ -239,6 +242,7 @@ pub struct ItemRef {
 
 /// Take a product out of a user's cart.
 #[command(
+    title = "Remove cart item",
     scopes("shop:write"),
     contexts("storefront"),
     tags("mutation"),
@@ -270,6 +274,7 @@ pub struct Emptied {
 
 /// Empty a user's cart.
 #[command(
+    title = "Clear cart",
     scopes("shop:admin"),
     contexts("storefront"),
     tags("mutation", "destructive"),
@@ -308,6 +313,7 @@ pub struct Checkout {
 
 /// Turn a user's cart into a pending order and empty the cart.
 #[command(
+    title = "Check out cart",
     scopes("shop:write"),
     contexts("storefront"),
     tags("mutation"),

@@ -81,6 +81,7 @@ pub struct ConfigKey {
 
 /// Get one configuration value with its default.
 #[command(
+    title = "Get setting",
     scopes("shop:admin"),
     contexts("back-office", "audit"),
     tags("config", "read"),
@@ -110,6 +111,7 @@ pub struct ConfigList {
 
 /// List configuration values. Filter by key prefix, or to values changed from default.
 #[command(
+    title = "List settings",
     scopes("shop:admin"),
     contexts("back-office", "audit"),
     tags("config", "read")
@@ -187,6 +189,7 @@ fn article(kind: &str) -> &'static str {
 
 /// Set a configuration value. It must have the same JSON type as the default.
 #[command(
+    title = "Change setting",
     scopes("shop:admin"),
     contexts("back-office"),
     tags("config", "mutation"),
@@ -204,6 +207,7 @@ pub fn config_set(input: SetConfig, ctx: &CommandContext) -> Result<ConfigEntry,
 
 /// Put one configuration value back to its default.
 #[command(
+    title = "Restore setting",
     scopes("shop:admin"),
     contexts("back-office"),
     tags("config", "mutation"),
@@ -233,6 +237,7 @@ pub struct ConfigReset {
 
 /// Reset server configuration. Every value goes back to its default.
 #[command(
+    title = "Reset settings",
     scopes("shop:admin"),
     contexts("back-office"),
     tags("config", "admin", "mutation", "destructive"),

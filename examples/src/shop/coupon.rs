@@ -167,6 +167,7 @@ fn check_percent(kind: CouponKind, value: i64) -> Result<(), CommandError> {
 
 /// Create a discount coupon.
 #[command(
+    title = "Create coupon",
     scopes("shop:write"),
     contexts("storefront"),
     tags("crud", "billing", "mutation"),
@@ -212,6 +213,7 @@ pub struct CouponCode {
 
 /// Get a coupon by code.
 #[command(
+    title = "Get coupon",
     scopes("shop:read"),
     contexts("storefront"),
     tags("crud", "billing", "read"),
@@ -233,6 +235,7 @@ pub struct ListCoupons {
 
 /// List coupons, optionally only those usable today.
 #[command(
+    title = "List coupons",
     scopes("shop:read"),
     contexts("storefront"),
     tags("crud", "billing", "read")
@@ -274,6 +277,7 @@ pub struct UpdateCoupon {
 
 /// Change a coupon's usage cap, expiry or minimum subtotal.
 #[command(
+    title = "Update coupon",
     scopes("shop:write"),
     contexts("storefront"),
     tags("crud", "billing", "mutation"),
@@ -334,7 +338,12 @@ pub struct CouponCheck {
 }
 
 /// Check a coupon against a subtotal without using it. Returns whether it applies and its discount.
-#[command(scopes("shop:read"), contexts("storefront"), tags("billing", "read"))]
+#[command(
+    title = "Validate coupon",
+    scopes("shop:read"),
+    contexts("storefront"),
+    tags("billing", "read")
+)]
 pub fn coupon_validate(
     input: ValidateCoupon,
     ctx: &CommandContext,
@@ -358,6 +367,7 @@ pub fn coupon_validate(
 
 /// Switch a coupon off so it can no longer be used. Past orders keep their discount.
 #[command(
+    title = "Deactivate coupon",
     scopes("shop:write"),
     contexts("storefront"),
     tags("billing", "mutation"),
@@ -388,6 +398,7 @@ pub struct CouponDeleted {
 
 /// Delete a coupon that was never used. Used coupons can only be switched off.
 #[command(
+    title = "Delete coupon",
     scopes("shop:admin"),
     contexts("storefront"),
     tags("crud", "billing", "mutation", "destructive"),

@@ -92,6 +92,7 @@ pub struct ProductRef {
 
 /// Get the stock of one product: on hand, reserved, available.
 #[command(
+    title = "Get stock",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
     tags("inventory", "read"),
@@ -117,6 +118,7 @@ pub struct ListStock {
 
 /// List stock levels, the scarcest first. Optionally only products that need restocking.
 #[command(
+    title = "List stock",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
     tags("inventory", "read")
@@ -181,6 +183,7 @@ pub struct AdjustStock {
 
 /// Correct on-hand stock up or down, recording why. Reserved units cannot be taken away.
 #[command(
+    title = "Adjust stock",
     scopes("shop:write"),
     contexts("fulfilment"),
     tags("inventory", "mutation"),
@@ -236,6 +239,7 @@ pub struct Restock {
 
 /// Add received units to a product's stock.
 #[command(
+    title = "Receive stock",
     scopes("shop:write"),
     contexts("fulfilment"),
     tags("inventory", "mutation"),
@@ -270,6 +274,7 @@ pub struct SetReorderLevel {
 
 /// Set a product's reorder level. At or below it, stock counts as low.
 #[command(
+    title = "Set reorder level",
     scopes("shop:write"),
     contexts("fulfilment"),
     tags("inventory", "mutation"),
@@ -327,6 +332,7 @@ pub struct ListMovements {
 
 /// List stock movements: restocks, shipments, returns and corrections.
 #[command(
+    title = "List stock movements",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
     tags("inventory", "read")

@@ -91,6 +91,7 @@ pub struct OrderRef {
 
 /// Get the invoice of an order. Lines, totals, amount paid and balance due, with seller and customer.
 #[command(
+    title = "Get invoice",
     scopes("shop:read"),
     contexts("billing", "audit"),
     tags("billing", "read"),
@@ -179,6 +180,7 @@ pub struct ListInvoices {
 
 /// List invoices by customer or state, newest first. Status open finds unpaid ones.
 #[command(
+    title = "List invoices",
     scopes("shop:read"),
     contexts("billing", "audit"),
     tags("billing", "read")

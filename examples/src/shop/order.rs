@@ -347,6 +347,7 @@ pub struct CreateOrder {
 
 /// Create a new order. The stock is reserved and the order waits for payment.
 #[command(
+    title = "Create order",
     scopes("shop:write"),
     contexts("fulfilment"),
     tags("crud", "mutation"),
@@ -411,6 +412,7 @@ pub struct ListOrders {
 /// List orders with filters. Filter by customer, status, minimum total and days placed;
 /// newest first, paginated.
 #[command(
+    title = "List orders",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
     tags("crud", "read")
@@ -480,6 +482,7 @@ pub struct CancelledOrder {
 /// Cancel a pending order. Its reserved stock goes back on sale, payment authorizations are
 /// released and the coupon can be used again.
 #[command(
+    title = "Cancel order",
     scopes("shop:admin"),
     contexts("returns"),
     tags("crud", "mutation", "destructive"),

@@ -152,6 +152,7 @@ pub struct AuthorizePayment {
 
 /// Authorize a payment for a pending order. The funds are held until captured or voided.
 #[command(
+    title = "Authorize payment",
     scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
@@ -213,6 +214,7 @@ pub struct Captured {
 
 /// Capture an authorized payment. The order becomes paid once its total is captured.
 #[command(
+    title = "Capture payment",
     scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
@@ -249,6 +251,7 @@ pub fn payment_capture(input: PaymentId, ctx: &CommandContext) -> Result<Capture
 
 /// Void an authorized payment, releasing the held funds. A voided payment cannot be captured.
 #[command(
+    title = "Void payment",
     scopes("shop:admin"),
     contexts("billing", "returns"),
     tags("billing", "mutation", "destructive"),
@@ -311,6 +314,7 @@ pub struct Refunded {
 /// Refund a captured payment in full or in part. A fully refunded order is closed and its
 /// unshipped stock released.
 #[command(
+    title = "Refund payment",
     scopes("shop:admin"),
     contexts("billing", "returns"),
     tags("billing", "mutation", "destructive"),
@@ -404,6 +408,7 @@ pub struct PaymentDetail {
 
 /// Get a payment and its refunds.
 #[command(
+    title = "Get payment",
     scopes("shop:read"),
     contexts("billing", "audit"),
     tags("billing", "read"),
@@ -438,6 +443,7 @@ pub struct ListPayments {
 
 /// List payments by order, status or method, newest first.
 #[command(
+    title = "List payments",
     scopes("shop:read"),
     contexts("billing", "audit"),
     tags("billing", "read")
@@ -487,6 +493,7 @@ pub struct ListRefunds {
 
 /// List refunds by payment or order, newest first.
 #[command(
+    title = "List refunds",
     scopes("shop:read"),
     contexts("billing", "audit"),
     tags("billing", "read")

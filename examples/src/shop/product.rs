@@ -96,6 +96,7 @@ pub struct CreateProduct {
 
 /// Create a product, with its stock record.
 #[command(
+    title = "Create product",
     scopes("shop:write"),
     contexts("storefront"),
     tags("crud", "catalog", "mutation"),
@@ -176,6 +177,7 @@ pub struct ProductDetail {
 
 /// Get a product with its available stock and review rating.
 #[command(
+    title = "Get product",
     scopes("shop:read"),
     tags("crud", "catalog", "read"),
     errors("NOT_FOUND"),
@@ -239,7 +241,12 @@ pub struct ListProducts {
 }
 
 /// List products with filters, sorting and pagination.
-#[command(scopes("shop:read"), tags("crud", "catalog", "read"), eager)]
+#[command(
+    title = "List products",
+    scopes("shop:read"),
+    tags("crud", "catalog", "read"),
+    eager
+)]
 pub fn product_list(
     input: ListProducts,
     ctx: &CommandContext,
@@ -313,6 +320,7 @@ pub struct UpdateProduct {
 /// Update a product's name, description, category or weight. Prices change with
 /// product-set-price.
 #[command(
+    title = "Update product",
     scopes("shop:write"),
     contexts("storefront"),
     tags("crud", "catalog", "mutation"),
@@ -376,6 +384,7 @@ pub struct PriceChanged {
 
 /// Set a product's price. Orders already placed keep their price.
 #[command(
+    title = "Set price",
     scopes("shop:write"),
     contexts("storefront"),
     tags("catalog", "billing", "mutation"),
@@ -420,6 +429,7 @@ pub struct Archived {
 
 /// Archive a product: it leaves sale and every cart. Undo with product-restore.
 #[command(
+    title = "Archive product",
     scopes("shop:write"),
     contexts("storefront"),
     tags("catalog", "mutation"),
@@ -453,6 +463,7 @@ pub fn product_archive(input: ProductId, ctx: &CommandContext) -> Result<Archive
 
 /// Put an archived product back on sale.
 #[command(
+    title = "Restore product",
     scopes("shop:write"),
     contexts("storefront"),
     tags("catalog", "mutation"),
@@ -491,6 +502,7 @@ pub struct ProductDeleted {
 
 /// Delete a product that was never ordered. Its stock, reviews and cart entries go with it.
 #[command(
+    title = "Delete product",
     scopes("shop:admin"),
     contexts("storefront"),
     tags("crud", "catalog", "mutation", "destructive"),

@@ -41,6 +41,7 @@ pub struct SalesSummary {
 
 /// Summarise sales in a date range. Orders, units, gross, discounts, tax, refunds and net.
 #[command(
+    title = "Sales summary",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "billing", "read"),
@@ -104,6 +105,7 @@ pub struct RevenueByDay {
 
 /// Revenue per day in a date range, oldest first.
 #[command(
+    title = "Revenue by day",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "billing", "read"),
@@ -181,6 +183,7 @@ pub struct TopProductList {
 
 /// Rank the best-selling products by revenue or units.
 #[command(
+    title = "Top products",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "read"),
@@ -252,6 +255,7 @@ pub struct TopCustomerList {
 
 /// Rank customers by lifetime value: charged minus refunded.
 #[command(
+    title = "Top customers",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "billing", "read"),
@@ -308,6 +312,7 @@ pub struct OrderStatusReport {
 
 /// Count orders and their totals per status.
 #[command(
+    title = "Orders by status",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "read"),
@@ -373,6 +378,7 @@ pub struct SubscriptionMetrics {
 
 /// Report subscription metrics. Active, paused and ended counts, monthly recurring revenue and churn.
 #[command(
+    title = "Subscription metrics",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "billing", "read"),
@@ -458,6 +464,7 @@ pub struct InventoryValue {
 
 /// Value the stock on hand at current prices, per catalog category.
 #[command(
+    title = "Inventory value",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "inventory", "read"),
@@ -542,6 +549,7 @@ pub struct AbandonedCartList {
 
 /// Find carts untouched for some days, with their value. Useful for reminder emails.
 #[command(
+    title = "Abandoned carts",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "read"),
@@ -596,6 +604,7 @@ pub struct RefundRate {
 
 /// Compare refunds with captured payments in a date range. Counts, amounts and the rate.
 #[command(
+    title = "Refund rate",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("report", "billing", "read"),

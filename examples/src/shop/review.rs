@@ -92,6 +92,7 @@ pub struct CreateReview {
 
 /// Write a product review. It waits for moderation unless reviews.auto_approve is on.
 #[command(
+    title = "Write review",
     scopes("shop:write"),
     contexts("storefront"),
     tags("crud", "mutation"),
@@ -168,7 +169,12 @@ pub struct ListReviews {
 }
 
 /// List reviews by product, user, state or rating, newest first.
-#[command(scopes("shop:read"), contexts("storefront"), tags("crud", "read"))]
+#[command(
+    title = "List reviews",
+    scopes("shop:read"),
+    contexts("storefront"),
+    tags("crud", "read")
+)]
 pub fn review_list(input: ListReviews, ctx: &CommandContext) -> Result<Page<Review>, CommandError> {
     let conn = ctx.state::<ShopStore>()?.conn();
     let filter = "(?1 IS NULL OR product_id = ?1) AND (?2 IS NULL OR user_id = ?2)
@@ -233,6 +239,7 @@ fn moderate(
 
 /// Approve a review. It is published and counts toward the product's rating.
 #[command(
+    title = "Approve review",
     scopes("shop:write"),
     contexts("storefront"),
     tags("moderation", "mutation"),
@@ -257,6 +264,7 @@ pub struct RejectReview {
 
 /// Reject a review with a note; it is hidden but kept.
 #[command(
+    title = "Reject review",
     scopes("shop:write"),
     contexts("storefront"),
     tags("moderation", "mutation"),
@@ -282,6 +290,7 @@ pub struct ReviewDeleted {
 
 /// Delete a review permanently.
 #[command(
+    title = "Delete review",
     scopes("shop:admin"),
     contexts("storefront"),
     tags("crud", "moderation", "mutation", "destructive"),
@@ -332,6 +341,7 @@ pub struct RatingSummary {
 
 /// Summarise a product's published ratings: average, histogram, counts.
 #[command(
+    title = "Review summary",
     scopes("shop:read"),
     contexts("storefront"),
     tags("read", "report"),

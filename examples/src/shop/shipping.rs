@@ -112,6 +112,7 @@ pub struct Quote {
 /// Quote shipping rates for an order from every carrier. Rates follow the order's weight
 /// and the shipping configuration.
 #[command(
+    title = "Quote shipping",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
     tags("shipping", "read"),
@@ -206,6 +207,7 @@ pub struct CreateShipment {
 
 /// Buy a shipping label for a paid order. Its units leave stock and the order is shipped.
 #[command(
+    title = "Create shipment",
     scopes("shop:write"),
     contexts("fulfilment"),
     category = "shipping",
@@ -300,6 +302,7 @@ pub struct ShipmentId {
 
 /// Get a shipment with its tracking number and status.
 #[command(
+    title = "Get shipment",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
     category = "shipping",
@@ -327,6 +330,7 @@ pub struct ListShipments {
 
 /// List shipments by order, status or carrier, newest first.
 #[command(
+    title = "List shipments",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
     category = "shipping",
@@ -379,6 +383,7 @@ pub struct UpdateShipmentStatus {
 
 /// Record a tracking update. On delivery the order becomes delivered.
 #[command(
+    title = "Update shipment status",
     scopes("shop:write"),
     contexts("fulfilment"),
     category = "shipping",
@@ -440,6 +445,7 @@ pub fn shipment_update_status(
 
 /// Void an unused shipping label. The units go back to stock and the order back to paid.
 #[command(
+    title = "Void shipment",
     scopes("shop:admin"),
     contexts("returns"),
     category = "shipping",

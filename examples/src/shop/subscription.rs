@@ -128,6 +128,7 @@ pub struct CreateSubscription {
 
 /// Subscribe a user to a plan, starting now. A user has one running subscription at most.
 #[command(
+    title = "Subscribe",
     scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
@@ -178,6 +179,7 @@ pub struct SubscriptionId {
 
 /// Get a subscription by id.
 #[command(
+    title = "Get subscription",
     scopes("shop:read"),
     contexts("billing", "audit"),
     tags("billing", "read"),
@@ -207,6 +209,7 @@ pub struct ListSubscriptions {
 
 /// List subscriptions by subscriber, status or plan, newest first.
 #[command(
+    title = "List subscriptions",
     scopes("shop:read"),
     contexts("billing", "audit"),
     tags("billing", "read")
@@ -243,6 +246,7 @@ pub fn subscription_list(
 
 /// Cancel a subscription. It stops renewing at once; nothing is refunded.
 #[command(
+    title = "Cancel subscription",
     scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
@@ -267,6 +271,7 @@ pub fn subscription_cancel(
 
 /// Pause an active subscription. It stops billing and shipping until resumed.
 #[command(
+    title = "Pause subscription",
     scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
@@ -295,6 +300,7 @@ pub fn subscription_pause(
 
 /// Resume a paused subscription. If its period lapsed meanwhile, a new period starts now.
 #[command(
+    title = "Resume subscription",
     scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
@@ -361,6 +367,7 @@ fn monthly(price: i64, interval: BillingInterval) -> i64 {
 
 /// Move a running subscription to another plan, from the next period on.
 #[command(
+    title = "Change plan",
     scopes("shop:write"),
     contexts("billing"),
     tags("billing", "mutation"),
@@ -428,6 +435,7 @@ pub struct PlanList {
 
 /// List subscription plans with prices and active subscriber counts.
 #[command(
+    title = "List plans",
     scopes("shop:read"),
     category = "subscription",
     tags("billing", "read"),

@@ -128,6 +128,7 @@ pub struct CreateUser {
 
 /// Create a new user account.
 #[command(
+    title = "Create user",
     scopes("shop:write"),
     contexts("back-office"),
     tags("crud", "mutation"),
@@ -169,6 +170,7 @@ pub struct UserId {
 
 /// Get a user account by id.
 #[command(
+    title = "Get user",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("crud", "read"),
@@ -194,6 +196,7 @@ pub struct ListUsers {
 
 /// List user accounts with filters and pagination, oldest first.
 #[command(
+    title = "List users",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("crud", "read")
@@ -243,6 +246,7 @@ pub struct UpdateUser {
 
 /// Update a user's name, email or role. Fields left out keep their value.
 #[command(
+    title = "Update user",
     scopes("shop:write"),
     contexts("back-office"),
     tags("crud", "mutation"),
@@ -291,6 +295,7 @@ pub struct UserDeleted {
 /// Delete a user account. Addresses, cart, reviews and past subscriptions go with it; past
 /// orders are kept without the customer.
 #[command(
+    title = "Delete user",
     scopes("shop:admin"),
     contexts("back-office"),
     tags("crud", "admin", "mutation", "destructive"),
@@ -369,6 +374,7 @@ fn set_status(
 
 /// Suspend a user account. It can no longer place orders, fill its cart or subscribe.
 #[command(
+    title = "Suspend user",
     scopes("shop:write"),
     contexts("back-office"),
     tags("mutation"),
@@ -387,6 +393,7 @@ pub fn user_suspend(input: UserId, ctx: &CommandContext) -> Result<User, Command
 
 /// Reactivate a suspended user account.
 #[command(
+    title = "Reactivate user",
     scopes("shop:write"),
     contexts("back-office"),
     tags("mutation"),
@@ -482,6 +489,7 @@ pub struct AddAddress {
 
 /// Add a postal address to a user.
 #[command(
+    title = "Add address",
     scopes("shop:write"),
     contexts("back-office"),
     tags("crud", "mutation"),
@@ -549,6 +557,7 @@ pub struct AddressList {
 
 /// List a user's postal addresses, the default first.
 #[command(
+    title = "List addresses",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("crud", "read"),
@@ -601,6 +610,7 @@ pub struct AddressRemoved {
 
 /// Remove a postal address from a user. Another address becomes the default if needed.
 #[command(
+    title = "Remove address",
     scopes("shop:admin"),
     contexts("back-office"),
     tags("crud", "mutation", "destructive"),

@@ -81,7 +81,12 @@ pub struct CreateTodo {
 }
 
 /// Create a new todo item. Priority defaults to medium.
-#[command(category = "todo", tags("crud", "write"), mutation)]
+#[command(
+    title = "Create todo",
+    category = "todo",
+    tags("crud", "write"),
+    mutation
+)]
 pub fn todo_create(input: CreateTodo, ctx: &CommandContext) -> CommandResult<Todo> {
     let created = ctx
         .state::<TodoStore>()
@@ -169,7 +174,7 @@ pub struct TodoPage {
 }
 
 /// List todos with filtering, sorting and pagination.
-#[command(category = "todo", tags("crud", "read"))]
+#[command(title = "List todos", category = "todo", tags("crud", "read"))]
 pub fn todo_list(input: ListTodos, ctx: &CommandContext) -> Result<TodoPage, CommandError> {
     let order_by = match input.sort_by {
         SortBy::CreatedAt => "created_at",
@@ -207,7 +212,12 @@ pub struct TodoId {
 }
 
 /// Get a single todo by id.
-#[command(category = "todo", tags("crud", "read"), errors("NOT_FOUND"))]
+#[command(
+    title = "Get todo",
+    category = "todo",
+    tags("crud", "read"),
+    errors("NOT_FOUND")
+)]
 pub fn todo_get(input: TodoId, ctx: &CommandContext) -> Result<Todo, CommandError> {
     ctx.state::<TodoStore>()?.get(&input.id)
 }
@@ -231,6 +241,7 @@ pub struct UpdateTodo {
 
 /// Update a todo's fields. Fields left out keep their value.
 #[command(
+    title = "Update todo",
     category = "todo",
     tags("crud", "write"),
     mutation,
@@ -258,7 +269,13 @@ pub fn todo_update(input: UpdateTodo, ctx: &CommandContext) -> Result<Todo, Comm
 }
 
 /// Toggle a todo between completed and pending.
-#[command(category = "todo", tags("write"), mutation, errors("NOT_FOUND"))]
+#[command(
+    title = "Toggle todo",
+    category = "todo",
+    tags("write"),
+    mutation,
+    errors("NOT_FOUND")
+)]
 pub fn todo_toggle(input: TodoId, ctx: &CommandContext) -> Result<Todo, CommandError> {
     ctx.state::<TodoStore>()?.toggle(&input.id, None)
 }
@@ -274,6 +291,7 @@ pub struct Deleted {
 
 /// Delete a todo permanently.
 #[command(
+    title = "Delete todo",
     category = "todo",
     tags("crud", "write"),
     mutation,
@@ -300,6 +318,7 @@ pub struct Cleared {
 
 /// Clear all completed todos.
 #[command(
+    title = "Clear completed todos",
     category = "todo",
     tags("write"),
     mutation,
@@ -339,7 +358,7 @@ pub struct Stats {
 }
 
 /// Get todo statistics: totals, completion and counts by priority.
-#[command(category = "todo", tags("read"))]
+#[command(title = "Todo statistics", category = "todo", tags("read"))]
 pub fn todo_stats(ctx: &CommandContext) -> Result<Stats, CommandError> {
     let (total, completed, low, medium, high) = ctx.state::<TodoStore>()?.counts()?;
     let completion_rate = if total == 0 {
@@ -420,7 +439,12 @@ pub struct CreateTodos {
 }
 
 /// Create several todos at once; each succeeds or fails on its own.
-#[command(category = "todo", tags("batch", "write"), mutation)]
+#[command(
+    title = "Create todos",
+    category = "todo",
+    tags("batch", "write"),
+    mutation
+)]
 pub fn todo_create_batch(
     input: CreateTodos,
     ctx: &CommandContext,
@@ -465,6 +489,7 @@ pub struct DeletedBatch {
 
 /// Delete several todos at once; unknown ids are reported, the rest deleted.
 #[command(
+    title = "Delete todos",
     category = "todo",
     tags("batch", "write"),
     mutation,
@@ -507,7 +532,12 @@ pub struct ToggleTodos {
 }
 
 /// Toggle several todos at once, or set them all to one state.
-#[command(category = "todo", tags("batch", "write"), mutation)]
+#[command(
+    title = "Toggle todos",
+    category = "todo",
+    tags("batch", "write"),
+    mutation
+)]
 pub fn todo_toggle_batch(
     input: ToggleTodos,
     ctx: &CommandContext,

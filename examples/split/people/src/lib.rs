@@ -18,7 +18,7 @@ pub struct AddPerson {
 }
 
 /// Adds a person; answers how many there are.
-#[command(category = "people", mutation)]
+#[command(title = "Add person", category = "people", mutation)]
 pub fn person_add(input: AddPerson, ctx: &CommandContext) -> Result<usize, CommandError> {
     let mut people = ctx
         .state::<People>()?
@@ -30,7 +30,7 @@ pub fn person_add(input: AddPerson, ctx: &CommandContext) -> Result<usize, Comma
 }
 
 /// Lists the people by name.
-#[command(category = "people")]
+#[command(title = "List people", category = "people")]
 pub fn person_list(ctx: &CommandContext) -> Result<Vec<String>, CommandError> {
     let people = ctx
         .state::<People>()?

@@ -28,7 +28,7 @@ pub struct OpenTicket {
 }
 
 /// Opens a ticket.
-#[command(category = "tickets", mutation)]
+#[command(title = "Open ticket", category = "tickets", mutation)]
 pub fn ticket_open(input: OpenTicket, ctx: &CommandContext) -> Result<Ticket, CommandError> {
     let mut tickets = ctx
         .state::<Tickets>()?
@@ -44,7 +44,7 @@ pub fn ticket_open(input: OpenTicket, ctx: &CommandContext) -> Result<Ticket, Co
 }
 
 /// Lists the open tickets.
-#[command(category = "tickets")]
+#[command(title = "List tickets", category = "tickets")]
 pub fn ticket_list(ctx: &CommandContext) -> Result<Vec<Ticket>, CommandError> {
     let tickets = ctx
         .state::<Tickets>()?
