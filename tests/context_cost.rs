@@ -24,17 +24,63 @@ fn server(strategy: Strategy, expose_all: bool) -> McpServer {
 }
 
 #[test]
-fn the_lazy_listing_stays_within_600_tokens_and_does_not_grow() {
+fn the_lazy_listing_stays_within_625_tokens_and_does_not_grow() {
+    // 600 before afd-discover's `search` took phrasings; what that costs is bounded below,
+    // as a model sees the listing (at most 500 tokens in all).
     let counter = TokenCounter::o200k();
     let small = python_style_cost(&server(Strategy::Lazy, false), &counter);
     let all = python_style_cost(&server(Strategy::Lazy, true), &counter);
     eprintln!("lazy listing: todo only {small:?}; whole binary {all:?}");
     assert_eq!(small.tools, 5);
-    assert!(small.tokens <= 600, "{small:?}");
-    assert!(all.tokens <= 600, "{all:?}");
+    assert!(small.tokens <= 625, "{small:?}");
+    assert!(all.tokens <= 625, "{all:?}");
     let individual = python_style_cost(&server(Strategy::Individual, false), &counter);
     eprintln!("individual listing, todo: {individual:?}");
     assert!(individual.tokens > small.tokens);
+}
+
+/// A server's tools as a model is sent them: `{name, description, input_schema}` each (how
+/// the peers' listings are compared in BENCHMARKS.md).
+fn model_view(server: &McpServer) -> Vec<serde_json::Value> {
+    server
+        .tools()
+        .iter()
+        .map(|tool| {
+            let tool = serde_json::json!(tool);
+            serde_json::json!({
+                "name": tool["name"],
+                "description": tool["description"],
+                "input_schema": tool["inputSchema"],
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn the_lazy_listing_as_a_model_sees_it_stays_within_500_tokens() {
+    let counter = TokenCounter::o200k();
+    for n in [80, 5000] {
+        let server = McpServer::builder(afd_examples::report::synthetic_registry(n))
+            .strategy(Strategy::Lazy)
+            .build()
+            .unwrap();
+        let mut tools = model_view(&server);
+        let tokens = counter.count_json(&serde_json::Value::Array(tools.clone()));
+        // What asking for phrasings costs: afd-discover's `search` as a plain string field.
+        let search = &mut tools[0]["input_schema"]["properties"]["search"];
+        assert!(search["description"].is_string(), "{search}");
+        *search = serde_json::json!({"type": "string"});
+        let plain = counter.count_json(&serde_json::Value::Array(tools));
+        eprintln!(
+            "lazy listing at {n} commands, as a model sees it: {tokens} tokens ({plain} with a one-string search)"
+        );
+        assert!(tokens <= 500, "{n} commands: {tokens}");
+        assert!(
+            tokens - plain <= 30,
+            "the phrasings hint costs {}",
+            tokens - plain
+        );
+    }
 }
 
 #[test]
@@ -50,7 +96,7 @@ fn the_lazy_listing_is_flat_from_5_to_5000_commands() {
         assert!(listing_cost(&server, &counter).tokens < cost.tokens);
         eprintln!("lazy listing at {n} commands: {cost:?}");
         assert_eq!(cost.tools, 5);
-        assert!(cost.tokens <= 600, "{n} commands: {cost:?}");
+        assert!(cost.tokens <= 625, "{n} commands: {cost:?}");
         costs.push(cost.tokens);
     }
     // From three categories on, only the numbers in afd-discover's description change.

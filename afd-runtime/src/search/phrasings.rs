@@ -1,6 +1,6 @@
 //! Several phrasings of one request in one search: each phrasing is ranked as a search of
-//! its own (lexically, or fused with the semantic layer when it is ready, the phrasings
-//! embedded in one batch), and the rankings are fused into one, each document once.
+//! its own (lexically, or fused with the semantic layer when it is ready), and the rankings
+//! are fused into one, each document once.
 //!
 //! The fusion is a normalised score sum with a weight per position: a document scores
 //!

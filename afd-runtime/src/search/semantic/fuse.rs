@@ -94,9 +94,11 @@ pub(in crate::search) fn search(
     Some(fuse(&evidence, limit, tie_break))
 }
 
-/// The fused ranking of each of several phrasings (as [`search`] ranks one), their
-/// vectors computed in one batch; `None` when the index has no ready semantic layer or
-/// the phrasings cannot be embedded.
+/// The fused ranking of each of several phrasings (as [`search`] ranks one); `None` when
+/// the index has no ready semantic layer or a phrasing cannot be embedded. Each phrasing
+/// is embedded on its own: a batch pads every phrasing to the longest one's length, which
+/// on a CPU costs more than it saves (the request is often three times as long as the
+/// phrasings an agent adds).
 pub(in crate::search) fn search_each(
     index: &SearchIndex,
     texts: &[&str],
@@ -109,17 +111,14 @@ pub(in crate::search) fn search_each(
     let searchable: Vec<usize> = (0..texts.len())
         .filter(|&i| texts[i].chars().any(char::is_alphanumeric))
         .collect();
-    let batch: Vec<&str> = searchable
-        .iter()
-        .map(|&i| super::super::document::truncate(texts[i], super::super::MAX_QUERY_BYTES))
-        .collect();
-    let vectors = ready.encoder.embed(&batch).ok()?;
     let mut out = vec![Vec::new(); texts.len()];
-    for (&i, vector) in searchable.iter().zip(&vectors) {
+    for &i in &searchable {
+        let text = super::super::document::truncate(texts[i], super::super::MAX_QUERY_BYTES);
+        let vector = ready.encoder.embed_one(text).ok()?;
         let evidence = candidates(
             index,
             &ready,
-            vector,
+            &vector,
             &queries[i],
             DEPTH.max(limit),
             tie_break,
