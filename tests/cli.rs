@@ -144,6 +144,29 @@ fn commands_searches_ranked_as_afd_discover() {
 }
 
 #[test]
+fn commands_takes_several_phrasings_of_one_search() {
+    shop()
+        .args([
+            "commands",
+            "--search",
+            "stop my order from shipping",
+            "--search",
+            "cancel order",
+            "--search",
+            "void order",
+        ])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/commands-search-phrasings.stdout"]);
+    shop()
+        .args(["commands", "--search", "a", "--search", "b"])
+        .args(["--search", "c", "--search", "d"])
+        .assert()
+        .code(1)
+        .stderr_eq(file!["snapshots/cli/commands-search-four.stderr"]);
+}
+
+#[test]
 fn describe_shows_the_definition_and_its_flags() {
     shop()
         .args(["describe", "order-cancel"])

@@ -55,6 +55,50 @@ fn the_lazy_listing_stays_within_its_budgets_and_does_not_grow() {
     assert!(individual.tokens > small.tokens);
 }
 
+/// A server's tools as a model is sent them: `{name, description, input_schema}` each (how
+/// the peers' listings are compared in BENCHMARKS.md).
+fn model_view(server: &McpServer) -> Vec<serde_json::Value> {
+    server
+        .tools()
+        .iter()
+        .map(|tool| {
+            let tool = serde_json::json!(tool);
+            serde_json::json!({
+                "name": tool["name"],
+                "description": tool["description"],
+                "input_schema": tool["inputSchema"],
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn the_lazy_listing_as_a_model_sees_it_stays_within_500_tokens() {
+    let counter = TokenCounter::o200k();
+    for n in [80, 5000] {
+        let server = McpServer::builder(afd_examples::report::synthetic_registry(n))
+            .strategy(Strategy::Lazy)
+            .build()
+            .unwrap();
+        let mut tools = model_view(&server);
+        let tokens = counter.count_json(&serde_json::Value::Array(tools.clone()));
+        // What asking for phrasings costs: afd-discover's `search` as a plain string field.
+        let search = &mut tools[0]["input_schema"]["properties"]["search"];
+        assert!(search["description"].is_string(), "{search}");
+        *search = serde_json::json!({"type": "string"});
+        let plain = counter.count_json(&serde_json::Value::Array(tools));
+        eprintln!(
+            "lazy listing at {n} commands, as a model sees it: {tokens} tokens ({plain} with a one-string search)"
+        );
+        assert!(tokens <= 500, "{n} commands: {tokens}");
+        assert!(
+            tokens - plain <= 30,
+            "the phrasings hint costs {}",
+            tokens - plain
+        );
+    }
+}
+
 #[test]
 fn the_lazy_listing_is_flat_from_5_to_5000_commands() {
     let counter = TokenCounter::o200k();

@@ -83,6 +83,84 @@ async fn lazy_lists_exactly_the_five_meta_tools() {
 }
 
 #[tokio::test]
+async fn discover_searches_with_several_phrasings_and_refuses_bad_ones() {
+    let client = Client::connect(server(Strategy::Lazy)).await;
+    let names = |answer: &Value| -> Vec<String> {
+        answer["data"]["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // The listing says search takes phrasings, at most three.
+    let tools = client.tools().await;
+    let discover = &tools[0].input_schema["properties"]["search"];
+    assert_eq!(discover["type"], "array", "{discover}");
+    assert!(
+        discover["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("1-3 phrasings")
+    );
+
+    // One phrasing as a string or as a list of one: the same answer.
+    let one = client
+        .call("afd-discover", json!({"search": "toggle"}))
+        .await;
+    let listed = client
+        .call("afd-discover", json!({"search": ["toggle"]}))
+        .await;
+    assert_eq!(one["data"], listed["data"]);
+
+    // Phrasings that each find something: one page, each command once, the union ranked.
+    let fused = client
+        .call(
+            "afd-discover",
+            json!({"search": ["mark a task as finished", "toggle todo", "delete todo"]}),
+        )
+        .await;
+    assert_eq!(fused["success"], true, "{fused}");
+    let found = names(&fused);
+    let mut unique = found.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), found.len(), "{found:?}");
+    assert!(found.contains(&"todo-toggle".to_owned()), "{found:?}");
+    assert!(found.contains(&"todo-delete".to_owned()), "{found:?}");
+    assert_eq!(fused["data"]["total"], 11);
+    assert_eq!(fused["data"]["filtered"], found.len());
+    let scores: Vec<f64> = fused["data"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+
+    // Four phrasings, none, or not strings: the validation error, with a way out.
+    for (search, wanted) in [
+        (
+            json!(["a", "b", "c", "d"]),
+            "Field 'search' must have at most 3 items",
+        ),
+        (json!([]), "Field 'search' must have at least 1 item"),
+        (json!(["todo", 5]), "Field 'search[1]' must be a string"),
+        (
+            json!({"words": "todo"}),
+            "Field 'search' must be a string or array",
+        ),
+    ] {
+        let refused = client.call("afd-discover", json!({"search": search})).await;
+        assert_eq!(refused["success"], false, "{refused}");
+        assert_eq!(refused["error"]["code"], "VALIDATION_ERROR", "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains(wanted), "{message}");
+        assert!(refused["error"]["suggestion"].is_string(), "{refused}");
+    }
+}
+
+#[tokio::test]
 async fn discover_detail_call_workflow() {
     let client = Client::connect(server(Strategy::Lazy)).await;
     let found = client

@@ -64,7 +64,13 @@ fn subcommands() -> Vec<Command> {
         Command::new("tools").about("List the server's tools"),
         Command::new("discover")
             .about("Search an afd server's commands (afd-discover)")
-            .arg(Arg::new("search").long("search").value_name("QUERY"))
+            .arg(
+                Arg::new("search")
+                    .long("search")
+                    .value_name("QUERY")
+                    .action(ArgAction::Append)
+                    .help("Search words (repeat for up to 3 phrasings of one request)"),
+            )
             .arg(Arg::new("category").long("category").value_name("CATEGORY")),
         Command::new("detail")
             .about("An afd server's command definition (afd-detail)")
@@ -177,10 +183,17 @@ async fn run_subcommand(client: &Client, matches: &ArgMatches) -> i32 {
         Some(("tools", _)) => tools(client, json).await,
         Some(("discover", sub)) => {
             let mut input = json!({});
-            for key in ["search", "category"] {
-                if let Some(value) = sub.get_one::<String>(key) {
-                    input[key] = json!(value);
-                }
+            let phrasings: Vec<&String> = sub
+                .get_many::<String>("search")
+                .map(Iterator::collect)
+                .unwrap_or_default();
+            match phrasings.as_slice() {
+                [] => {}
+                [query] => input["search"] = json!(query),
+                many => input["search"] = json!(many),
+            }
+            if let Some(category) = sub.get_one::<String>("category") {
+                input["category"] = json!(category);
             }
             call_tool(client, "afd-discover", input, json).await
         }

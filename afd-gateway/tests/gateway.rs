@@ -219,6 +219,41 @@ async fn stdio_upstreams_behind_the_lazy_surface() {
         .unwrap()
         .to_owned();
     assert!(first.starts_with("shop.order"), "{found}");
+    // Several phrasings of one request: one page across servers, each tool once, and the
+    // server filter still applies.
+    let fused = h
+        .call(
+            "afd-discover",
+            json!({"search": ["I want my money back", "refund order", "cancel order"]}),
+        )
+        .await;
+    let fused_names: Vec<&str> = fused["data"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        fused_names.iter().any(|name| name.contains("refund")),
+        "{fused}"
+    );
+    assert!(fused_names.contains(&"shop.order-cancel"), "{fused}");
+    let mut unique = fused_names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), fused_names.len(), "{fused}");
+    let todo_only = h
+        .call(
+            "afd-discover",
+            json!({"search": ["remove a task", "delete todo"], "server": "todo"}),
+        )
+        .await;
+    let todo_first = todo_only["data"]["commands"][0]["name"].as_str().unwrap();
+    assert_eq!(todo_first, "todo.todo-delete", "{todo_only}");
+    let refused = h
+        .call("afd-discover", json!({"search": ["a", "b", "c", "d"]}))
+        .await;
+    assert_eq!(refused["error"]["code"], "VALIDATION_ERROR", "{refused}");
 
     // Detail levels and the upstream schema.
     let detail = h

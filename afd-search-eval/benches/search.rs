@@ -8,7 +8,13 @@
 //! - `search_query/synthetic_10k/<kind>`: one query of each kind on that index;
 //! - `search_build/eval_721` and `search_query/eval_721/all_dev_queries`: the real MCP
 //!   catalogs and the development query set of `shared/eval` (skipped when absent; set
-//!   `AFD_EVAL_DIR` to point elsewhere); the latter runs all queries per iteration.
+//!   `AFD_EVAL_DIR` to point elsewhere); the latter runs all queries per iteration;
+//! - `search_phrasings/synthetic_10k/lexical/<n>`: a request alone (`1`), and with two
+//!   added phrasings fused (`3`, `SearchIndex::search_phrasings`), on the 10,000-command
+//!   index; each added phrasing alone (`alone_2`, `alone_3`) for comparison;
+//! - `search_phrasings/synthetic_10k/semantic/<n>`: the same with the semantic layer, when
+//!   built with `--features semantic` and `AFD_EMBED_MODEL` names a model folder (the
+//!   catalog's vectors are [`afd_search_eval::semantic_catalog`]'s).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -112,5 +118,52 @@ fn search(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, search);
+/// A request and two phrasings an agent adds, in the synthetic catalog's words.
+fn phrasings(docs: &[Document]) -> [String; 3] {
+    let resource = &docs[42].category;
+    [
+        format!("please archive every {resource} record and then notify the workspace owner"),
+        format!("{resource} archive"),
+        format!("archive {resource} records"),
+    ]
+}
+
+/// One phrasing alone, each added one alone, and all three fused, on `index`.
+fn bench_phrasings(c: &mut Criterion, mode: &str, index: &SearchIndex, phrasings: &[String; 3]) {
+    let all: Vec<&str> = phrasings.iter().map(String::as_str).collect();
+    assert!(!index.search_phrasings(&all, 10).is_empty());
+    let mut group = c.benchmark_group("search_phrasings");
+    group.bench_function(format!("synthetic_10k/{mode}/1"), |b| {
+        b.iter(|| index.search_phrasings(black_box(&all[..1]), 10))
+    });
+    for at in [1, 2] {
+        group.bench_function(format!("synthetic_10k/{mode}/alone_{}", at + 1), |b| {
+            b.iter(|| index.search_phrasings(black_box(&all[at..=at]), 10))
+        });
+    }
+    group.bench_function(format!("synthetic_10k/{mode}/3"), |b| {
+        b.iter(|| index.search_phrasings(black_box(&all), 10))
+    });
+    group.finish();
+}
+
+fn search_phrasings(c: &mut Criterion) {
+    let docs = synthetic::catalog(10_000);
+    let phrasings = phrasings(&docs);
+    let index = SearchIndex::build(docs.clone());
+    bench_phrasings(c, "lexical", &index, &phrasings);
+    #[cfg(feature = "semantic")]
+    match std::env::var_os(afd_runtime::search::semantic::MODEL_ENV) {
+        Some(model) => match afd_search_eval::semantic_catalog::index(&docs, model.as_ref()) {
+            Ok((index, cache)) => {
+                bench_phrasings(c, "semantic", &index, &phrasings);
+                let _ = std::fs::remove_dir_all(cache);
+            }
+            Err(message) => eprintln!("semantic benchmarks skipped: {message}"),
+        },
+        None => eprintln!("AFD_EMBED_MODEL unset: semantic benchmarks skipped"),
+    }
+}
+
+criterion_group!(benches, search, search_phrasings);
 criterion_main!(benches);

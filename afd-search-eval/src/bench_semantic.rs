@@ -20,13 +20,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use afd_runtime::search::SearchIndex;
-use afd_runtime::search::semantic::{
-    Encoder, SemanticOptions, VectorCache, document_text, text_key,
-};
-use afd_search_eval::synthetic;
+use afd_runtime::search::semantic::{Encoder, SemanticOptions, document_text};
+use afd_search_eval::{semantic_catalog, synthetic};
 
-/// Commands embedded to measure throughput (and whose vectors fill the cache).
-const EMBED_SAMPLE: usize = 256;
+use semantic_catalog::EMBED_SAMPLE;
 /// How many times each query is timed.
 const QUERY_RUNS: usize = 31;
 
@@ -67,18 +64,7 @@ pub fn run(n: usize, model: &Path) -> Result<(), String> {
     );
 
     let dir = std::env::temp_dir().join(format!("afd-bench-vectors-{}", std::process::id()));
-    let cache = VectorCache::new(&dir, encoder.identity());
-    let keys: Vec<_> = texts.iter().map(|text| text_key(text)).collect();
-    let mut entries: Vec<(&[u8; 32], &[f32])> = keys
-        .iter()
-        .enumerate()
-        .map(|(i, key)| (key, vectors[i % vectors.len()].as_slice()))
-        .collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
-    entries.dedup_by(|a, b| a.0 == b.0);
-    cache
-        .store(encoder.dim(), entries.into_iter())
-        .map_err(|e| format!("cannot write the cache: {e}"))?;
+    semantic_catalog::fill_cache(&encoder, &dir, &texts, &vectors)?;
     drop(encoder);
 
     let options = SemanticOptions::new(model).cache_dir(Some(dir.clone()));

@@ -8,6 +8,12 @@
 //! `--evidence FILE.jsonl` also writes what fusion ranks by (the lexical score and cosine of
 //! each query's candidates), which `tune/cv.py` cross-validates the fusion weights on.
 //!
+//! `--alternatives FILE.jsonl` (lines `{"id", "alts": [phrasing, ...]}`) ranks each query
+//! with its added phrasings, fused as afd-discover fuses a `search` array
+//! (`SearchIndex::search_phrasings`); `--phrasings N` keeps the request and the first
+//! `N - 1` of them. `--lists FILE.jsonl` also writes each phrasing's own ranking with its
+//! scores, which `tune/cv_phrasings.py` cross-validates the fusion on.
+//!
 //! `afd-search-eval --bench-build N` instead times the index build over a synthetic catalog
 //! of `N` commands and a few searches on it (medians; see `bench.rs`).
 
@@ -15,18 +21,21 @@ mod bench;
 #[cfg(feature = "semantic")]
 mod bench_semantic;
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use afd_runtime::search::SearchIndex;
+use afd_runtime::search::{MAX_PHRASINGS, SearchIndex};
 use afd_search_eval::catalogs;
 use clap::Parser;
 use serde_json::{Value, json};
 
 /// How many tools each query line ranks.
 const TOP: usize = 10;
+/// How many documents of each phrasing's ranking `--lists` writes.
+const LIST_DEPTH: usize = 50;
 /// How many candidates per list `--evidence` writes.
 #[cfg(feature = "semantic")]
 const EVIDENCE_DEPTH: usize = 50;
@@ -42,6 +51,17 @@ struct Args {
     /// Queries, one JSON object a line with at least `id` and `query`.
     #[arg(long, value_name = "FILE.jsonl")]
     queries: Option<PathBuf>,
+    /// Further phrasings of each query, one JSON object a line: `{"id", "alts": [...]}`.
+    /// Each query is ranked with its phrasings fused.
+    #[arg(long, value_name = "FILE.jsonl", requires = "queries")]
+    alternatives: Option<PathBuf>,
+    /// How many phrasings to rank with: the request and the first N - 1 alternatives.
+    #[arg(long, value_name = "N", default_value_t = MAX_PHRASINGS as u64, requires = "alternatives",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_PHRASINGS as u64))]
+    phrasings: u64,
+    /// Also write, per query, each phrasing's own ranking (its best 50, with scores).
+    #[arg(long, value_name = "FILE.jsonl", requires = "alternatives")]
+    lists: Option<PathBuf>,
     /// Time the index build over a synthetic catalog of N commands, and searches on it,
     /// instead of ranking (prints medians).
     #[arg(long, value_name = "N", conflicts_with_all = ["catalogs", "queries"])]
@@ -105,6 +125,18 @@ fn run(args: &Args) -> Result<(), String> {
         }
         None => None,
     };
+    let alternatives = match &args.alternatives {
+        Some(path) => read_alternatives(path)?,
+        None => HashMap::new(),
+    };
+    let mut lists_out = match &args.lists {
+        Some(path) => {
+            Some(BufWriter::new(fs::File::create(path).map_err(|e| {
+                format!("cannot write {}: {e}", path.display())
+            })?))
+        }
+        None => None,
+    };
     let queries = fs::read_to_string(queries_path)
         .map_err(|e| format!("cannot read {}: {e}", queries_path.display()))?;
     let stdout = io::stdout();
@@ -119,12 +151,37 @@ fn run(args: &Args) -> Result<(), String> {
             .get("query")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        let id = query.get("id").cloned().unwrap_or(Value::Null);
+        let mut phrasings = vec![text];
+        if args.alternatives.is_some() {
+            let alts = alternatives.get(&id.to_string()).ok_or_else(|| {
+                format!("{}: no alternatives for query {id}", queries_path.display())
+            })?;
+            phrasings.extend(
+                alts.iter()
+                    .map(String::as_str)
+                    .take(args.phrasings as usize - 1),
+            );
+        }
         let ranked: Vec<&str> = index
-            .search(text, TOP)
+            .search_phrasings(&phrasings, TOP)
             .iter()
             .map(|hit| ids[hit.doc].as_str())
             .collect();
-        let id = query.get("id").cloned().unwrap_or(Value::Null);
+        if let Some(out) = &mut lists_out {
+            let lists: Vec<Vec<Value>> = phrasings
+                .iter()
+                .map(|phrasing| {
+                    index
+                        .search(phrasing, LIST_DEPTH)
+                        .iter()
+                        .map(|hit| json!({"tool": ids[hit.doc], "score": hit.score}))
+                        .collect()
+                })
+                .collect();
+            writeln!(out, "{}", json!({"id": id, "lists": lists}))
+                .map_err(|e| format!("cannot write: {e}"))?;
+        }
         #[cfg(feature = "semantic")]
         if let Some(out) = &mut evidence_out {
             let candidates: Vec<Value> = index
@@ -138,11 +195,39 @@ fn run(args: &Args) -> Result<(), String> {
         writeln!(out, "{}", json!({"id": id, "ranked": ranked}))
             .map_err(|e| format!("cannot write: {e}"))?;
     }
+    if let Some(out) = &mut lists_out {
+        out.flush().map_err(|e| format!("cannot write: {e}"))?;
+    }
     #[cfg(feature = "semantic")]
     if let Some(out) = &mut evidence_out {
         out.flush().map_err(|e| format!("cannot write: {e}"))?;
     }
     out.flush().map_err(|e| format!("cannot write: {e}"))
+}
+
+/// The added phrasings of each query, by the JSON text of its id.
+fn read_alternatives(path: &PathBuf) -> Result<HashMap<String, Vec<String>>, String> {
+    let text =
+        fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut out = HashMap::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |e: String| format!("{}:{}: {e}", path.display(), number + 1);
+        let entry: Value = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
+        let alts = entry
+            .get("alts")
+            .and_then(Value::as_array)
+            .ok_or_else(|| at("`alts` must be an array of strings".to_owned()))?
+            .iter()
+            .map(|alt| alt.as_str().map(str::to_owned))
+            .collect::<Option<Vec<String>>>()
+            .ok_or_else(|| at("`alts` must be an array of strings".to_owned()))?;
+        let id = entry.get("id").cloned().unwrap_or(Value::Null);
+        out.insert(id.to_string(), alts);
+    }
+    Ok(out)
 }
 
 /// The lexical index, or with `--model` the index with its semantic layer, vectors ready.

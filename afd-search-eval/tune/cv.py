@@ -69,6 +69,22 @@ def metrics(rows):
     return {"R@1": r1 / n, "R@5": r5 / n, "R@10": r10 / n, "MRR": mrr / n}
 
 
+def assign_folds(keys, folds):
+    """keys: (set index, style, id) per query. Returns the fold of each query's position:
+    the queries of each (set, style) group, in id order, dealt round-robin, each group
+    starting where the previous one left off."""
+    groups = defaultdict(list)
+    for i, (s, style, _) in enumerate(keys):
+        groups[(s, style)].append(i)
+    fold_of = {}
+    offset = 0
+    for key in sorted(groups):
+        for j, i in enumerate(sorted(groups[key], key=lambda i: str(keys[i][2]))):
+            fold_of[i] = (j + offset) % folds
+        offset += len(groups[key])
+    return fold_of
+
+
 def objective(m):
     return (m["R@5"] + m["MRR"]) / 2
 
@@ -87,15 +103,7 @@ def main():
         for q in queries:
             items.append((s, q["style"], set(q["gold"]), evidence.get(json.dumps(q["id"]), []), q["id"]))
 
-    groups = defaultdict(list)
-    for i, item in enumerate(items):
-        groups[(item[0], item[1])].append(i)
-    fold_of = {}
-    offset = 0
-    for key in sorted(groups):
-        for j, i in enumerate(sorted(groups[key], key=lambda i: str(items[i][4]))):
-            fold_of[i] = (j + offset) % args.folds
-        offset += len(groups[key])
+    fold_of = assign_folds([(item[0], item[1], item[4]) for item in items], args.folds)
 
     grid = [(w, d) for w in LEXICAL_GRID for d in DEPTH_GRID]
     rankings = {p: [ranked(item[3], *p) for item in items] for p in grid}

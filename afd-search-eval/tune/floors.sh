@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Search-quality floors, checked by CI: ranks both development query sets lexically and
-# with the semantic layer, scores them with the evaluation's scorer, and fails when an
-# overall Recall@5 or MRR falls under its floor. The floors sit a little under the
-# measured figures (README.md, "Ranked search"), so they catch regressions, not noise.
+# with the semantic layer, each query alone and with the two phrasings an agent added
+# (queries-dev-alts.jsonl, fused as afd-discover fuses a `search` array), scores them with
+# the evaluation's scorer, and fails when an overall Recall@5 or MRR falls under its floor.
+# The floors sit a little under the measured figures (README.md, "Ranked search"), so they
+# catch regressions, not noise.
 #
 #   floors.sh BINARY EVAL_DIR MODEL_DIR
 set -euo pipefail
@@ -10,18 +12,25 @@ bin=$1 eval_dir=$2 model=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# set  method    R@5 floor  MRR floor
+# set  method    phrasings  R@5 floor  MRR floor
 floors="
-dev      lexical  0.92 0.75
-dev2     lexical  0.78 0.69
-dev      semantic 0.90 0.76
-dev2     semantic 0.82 0.71
+dev      lexical  1 0.92 0.75
+dev2     lexical  1 0.78 0.69
+dev      semantic 1 0.90 0.76
+dev2     semantic 1 0.82 0.71
+dev      lexical  3 0.97 0.91
+dev2     lexical  3 0.96 0.91
+dev      semantic 3 0.96 0.90
+dev2     semantic 3 0.96 0.90
 "
 failed=0
-while read -r set method r5 mrr; do
+while read -r set method phrasings r5 mrr; do
     [ -n "$set" ] || continue
     queries="$eval_dir/queries-$set.jsonl"
     args=(--catalogs "$eval_dir/catalogs" --queries "$queries")
+    if [ "$phrasings" -gt 1 ]; then
+        args+=(--alternatives "$eval_dir/queries-dev-alts.jsonl" --phrasings "$phrasings")
+    fi
     if [ "$method" = semantic ]; then
         args+=(--model "$model" --cache "$work/vectors")
     fi
@@ -33,6 +42,6 @@ while read -r set method r5 mrr; do
         verdict=FAILED
         failed=1
     fi
-    echo "$set $method (n=$n): R@5 $got_r5 (floor $r5), MRR $got_mrr (floor $mrr): $verdict"
+    echo "$set $method, $phrasings phrasing(s) (n=$n): R@5 $got_r5 (floor $r5), MRR $got_mrr (floor $mrr): $verdict"
 done <<< "$floors"
 exit $failed

@@ -160,7 +160,8 @@ pub(super) fn build(cli: &Cli, dispatcher: &Dispatcher) -> Command {
                     Arg::new("search")
                         .long("search")
                         .value_name("QUERY")
-                        .help("Search words, best matches first"),
+                        .action(ArgAction::Append)
+                        .help("Search words, best matches first (repeat for up to 3 phrasings of one request, ranked together)"),
                 )
                 .arg(
                     Arg::new("limit")

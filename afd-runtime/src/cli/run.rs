@@ -269,20 +269,25 @@ async fn commands(
     output: Output,
 ) -> i32 {
     let mut input = json!({"detail": "summary"});
-    let search = args.get_one::<String>("search");
+    let search: Vec<&String> = args
+        .get_many::<String>("search")
+        .map(Iterator::collect)
+        .unwrap_or_default();
     if let Some(category) = args.get_one::<String>("category") {
         input["category"] = json!(category);
     }
     if let Some(tags) = args.get_many::<String>("tag") {
         input["tag"] = json!(tags.collect::<Vec<_>>());
     }
-    if let Some(query) = search {
-        input["search"] = json!(query);
+    match search.as_slice() {
+        [] => {}
+        [query] => input["search"] = json!(query),
+        phrasings => input["search"] = json!(phrasings),
     }
     let limit = args
         .get_one::<usize>("limit")
         .copied()
-        .unwrap_or(if search.is_some() { 10 } else { 100 });
+        .unwrap_or(if search.is_empty() { 100 } else { 10 });
     input["limit"] = json!(limit);
     if let Some(session) = ctx.session() {
         input["session"] = json!(session);

@@ -466,16 +466,24 @@ impl Dispatcher {
     /// The exposed commands matching `query`, best first with their relevance, at most
     /// `limit`; equal scores are ordered by how often each command was called.
     pub fn search(&self, query: &str, limit: usize) -> Vec<(&CommandEntry, f32)> {
-        self.search_positions(query, limit)
+        self.search_phrasings(&[query], limit)
+    }
+
+    /// As [`search`](Dispatcher::search), for up to three phrasings of one request ranked
+    /// each and fused ([`SearchIndex::search_phrasings`]), as afd-discover's `search`
+    /// array is.
+    pub fn search_phrasings(&self, phrasings: &[&str], limit: usize) -> Vec<(&CommandEntry, f32)> {
+        self.search_positions(phrasings, limit)
             .into_iter()
             .map(|(position, score)| (self.exposed_entry(position as usize), score))
             .collect()
     }
 
-    /// [`search`](Dispatcher::search) as positions in [`exposed_entries`] order.
+    /// [`search_phrasings`](Dispatcher::search_phrasings) as positions in
+    /// [`exposed_entries`] order.
     ///
     /// [`exposed_entries`]: Dispatcher::exposed_entries
-    pub(crate) fn search_positions(&self, query: &str, limit: usize) -> Vec<(u32, f32)> {
+    pub(crate) fn search_positions(&self, phrasings: &[&str], limit: usize) -> Vec<(u32, f32)> {
         let inner = &*self.inner;
         let commands = inner.registry.commands();
         let usage = &inner.usage;
@@ -483,12 +491,12 @@ impl Dispatcher {
         let index = self.search_index();
         match &self.view {
             None => index
-                .search_with(query, limit, popularity)
+                .search_phrasings_where(phrasings, limit, popularity, |_| true)
                 .into_iter()
                 .map(|hit| (hit.doc as u32, hit.score))
                 .collect(),
             Some(view) => index
-                .search_where(query, limit, popularity, |doc| {
+                .search_phrasings_where(phrasings, limit, popularity, |doc| {
                     view.positions[doc] != u32::MAX
                 })
                 .into_iter()

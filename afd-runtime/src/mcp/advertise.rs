@@ -67,15 +67,24 @@ pub(super) fn meta_input(schema: &Value, in_band: &[&str]) -> Value {
     schema
 }
 
-/// `{"anyOf": [T, {"type": "array", "items": T, ...}]}` -> the array alternative: every
-/// value it allows is allowed by the one-or-many field.
+/// `{"anyOf": [T, {"type": "array", "items": T, ...}], ...}` -> the array alternative, with
+/// the property's other keywords (its description): every value it allows is allowed by
+/// the one-or-many field.
 fn list_form(property: &Value) -> Option<Value> {
     let alternatives = property.get("anyOf")?.as_array()?;
     let [one, many] = alternatives.as_slice() else {
         return None;
     };
-    (many.get("type") == Some(&json!("array")) && many.get("items") == Some(one))
-        .then(|| many.clone())
+    if many.get("type") != Some(&json!("array")) || many.get("items") != Some(one) {
+        return None;
+    }
+    let mut list = many.clone();
+    if let (Some(list), Some(property)) = (list.as_object_mut(), property.as_object()) {
+        for (key, value) in property.iter().filter(|(key, _)| *key != "anyOf") {
+            list.insert(key.clone(), value.clone());
+        }
+    }
+    Some(list)
 }
 
 /// The output schema of a command's tool whose data has `data` as its schema: an object

@@ -29,6 +29,7 @@ mod build;
 mod cues;
 mod document;
 mod index;
+mod phrasings;
 mod query;
 mod rank;
 #[cfg(feature = "semantic")]
@@ -41,6 +42,10 @@ mod word_map;
 
 pub use document::Document;
 pub use index::SearchIndex;
+
+/// Most phrasings of one request a search takes
+/// ([`SearchIndex::search_phrasings`]).
+pub const MAX_PHRASINGS: usize = 3;
 
 /// Queries are cut to this many bytes (at a character boundary) before analysis.
 pub const MAX_QUERY_BYTES: usize = 1024;

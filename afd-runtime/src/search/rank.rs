@@ -83,15 +83,26 @@ impl SearchIndex {
             }
             return hits;
         }
-        let hits = if parsed.concepts.is_empty() {
-            Vec::new()
-        } else {
-            rank(self, &parsed, limit, &tie_break, &keep)
-        };
+        let hits = rank_parsed(self, &parsed, limit, &tie_break, &keep);
         if let Some(started) = started {
             crate::metrics::search(false, started.elapsed().as_secs_f64());
         }
         hits
+    }
+}
+
+/// The lexical ranking of a parsed query: nothing for a query with no searchable word.
+pub(super) fn rank_parsed(
+    index: &SearchIndex,
+    query: &Query,
+    limit: usize,
+    tie_break: &impl Fn(usize) -> f32,
+    keep: &impl Fn(usize) -> bool,
+) -> Vec<Hit> {
+    if query.concepts.is_empty() {
+        Vec::new()
+    } else {
+        rank(index, query, limit, tie_break, keep)
     }
 }
 

@@ -14,10 +14,11 @@ use crate::contexts::SessionState;
 use crate::dispatch::Dispatcher;
 use crate::registry::{CommandEntry, TagMode};
 use crate::result::CommandResult;
+use crate::search::MAX_PHRASINGS;
 use crate::usage::AccessLevel;
 use crate::validate::InputValidator;
 
-/// One tag or several.
+/// One value or several: a tag or tags, a search phrasing or phrasings.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum OneOrMany {
@@ -81,9 +82,10 @@ pub struct DiscoverInput {
     pub tag_mode: TagMode,
     /// What the agent is looking for, in its own words: ranks the commands by relevance
     /// (names, descriptions, categories, tags and parameters; word forms, synonyms and
-    /// typos tolerated).
+    /// typos tolerated). Up to [`MAX_PHRASINGS`] phrasings of one request are ranked each
+    /// and their rankings fused into one (`SearchIndex::search_phrasings`).
     #[serde(default)]
-    pub search: Option<String>,
+    pub search: Option<OneOrMany>,
     /// Include each command's mutation flag and risk.
     #[serde(default)]
     pub include_mutation: bool,
@@ -228,7 +230,10 @@ pub fn discover_schema() -> &'static Value {
                 "category": {"type": "string"},
                 "tag": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
                 "tagMode": {"enum": ["any", "all"]},
-                "search": {"type": "string"},
+                "search": {
+                    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+                    "description": SEARCH_HINT
+                },
                 "includeMutation": {"type": "boolean"},
                 "activate": {"type": "boolean"},
                 "includeLoaded": {"type": "boolean"},
@@ -243,12 +248,22 @@ pub fn discover_schema() -> &'static Value {
     &SCHEMA
 }
 
+/// What the listing tells the agent about `search`: that it takes several phrasings, how
+/// many, and which. Every word is paid for in each listing (README, "Context cost"); the
+/// longer "1-3 phrasings: the request, then the action and object in a tool's words" cost
+/// 10 tokens more.
+pub(crate) const SEARCH_HINT: &str = "1-3 phrasings: the request, then a tool's words";
+
 /// The schema afd-discover validates against: the advertised one, whose `detail` also
-/// accepts `description` (the summary level by the name the design documents use). The
-/// advertised schema leaves that synonym out, so listing afd-discover costs no more tokens.
+/// accepts `description` (the summary level by the name the design documents use), and
+/// whose `search` list holds 1 to [`MAX_PHRASINGS`] phrasings. The advertised schema leaves
+/// the synonym and the bounds out (the hint states them), so listing afd-discover costs no
+/// more tokens.
 static DISCOVER_VALIDATOR: LazyLock<InputValidator> = LazyLock::new(|| {
     let mut schema = discover_schema().clone();
     schema["properties"]["detail"]["enum"] = json!(["name", "summary", "description", "full"]);
+    schema["properties"]["search"]["anyOf"][1]["minItems"] = json!(1);
+    schema["properties"]["search"]["anyOf"][1]["maxItems"] = json!(MAX_PHRASINGS);
     InputValidator::new(&schema).expect("the afd-discover schema compiles")
 });
 fn has_tags(entry: &CommandEntry, tags: &[&str], mode: TagMode) -> bool {
@@ -277,7 +292,7 @@ pub(crate) async fn discover(dispatcher: &Dispatcher, input: Value) -> CommandRe
         .as_deref()
         .map(|state| state.activated().to_vec())
         .unwrap_or_default();
-    let hidden: &[String] = if request.query.is_some() && !input.include_loaded {
+    let hidden: &[String] = if request.searching() && !input.include_loaded {
         &loaded
     } else {
         &[]
@@ -288,13 +303,14 @@ pub(crate) async fn discover(dispatcher: &Dispatcher, input: Value) -> CommandRe
         .iter()
         .map(|&(position, _)| dispatcher.exposed_entry(position as usize).name())
         .collect();
-    if let (Some(query), Some(handle)) = (input.search.as_deref(), input.session.as_deref()) {
+    if let (true, Some(handle)) = (request.searching(), input.session.as_deref()) {
+        let query = request.phrasings.join(" | ");
         let found: Vec<String> = names.iter().take(10).map(|&name| name.to_owned()).collect();
         let sessions = dispatcher.sessions();
         let max = sessions.config().get_max_searches();
         let recorded = sessions
             .update(handle, |state| {
-                state.record_search(query, found.clone(), max)
+                state.record_search(&query, found.clone(), max)
             })
             .await;
         if let Err(error) = recorded {
@@ -399,8 +415,8 @@ async fn load(
 /// What the input asks for, read once.
 struct Request<'i> {
     tags: Vec<&'i str>,
-    /// The search words, trimmed; `None` when there are none.
-    query: Option<&'i str>,
+    /// The search phrasings, trimmed, blank ones left out; empty when not searching.
+    phrasings: Vec<&'i str>,
     limit: usize,
 }
 
@@ -411,17 +427,30 @@ impl<'i> Request<'i> {
             .as_ref()
             .map(OneOrMany::as_slice)
             .unwrap_or_default();
-        let query = input
+        let phrasings: Vec<&str> = input
             .search
-            .as_deref()
+            .as_ref()
+            .map(OneOrMany::as_slice)
+            .unwrap_or_default()
+            .into_iter()
             .map(str::trim)
-            .filter(|query| !query.is_empty());
-        let limit = input.limit.unwrap_or(if query.is_some() {
-            SEARCH_LIMIT
-        } else {
+            .filter(|phrasing| !phrasing.is_empty())
+            .collect();
+        let limit = input.limit.unwrap_or(if phrasings.is_empty() {
             BROWSE_LIMIT
+        } else {
+            SEARCH_LIMIT
         });
-        Request { tags, query, limit }
+        Request {
+            tags,
+            phrasings,
+            limit,
+        }
+    }
+
+    /// Whether the input searches (has a phrasing with something in it).
+    fn searching(&self) -> bool {
+        !self.phrasings.is_empty()
     }
 }
 
@@ -452,10 +481,8 @@ fn filter(
     let entry_at = |position: u32| dispatcher.exposed_entry(position as usize);
     let callable =
         |entry: &CommandEntry| contexts.is_empty() || dispatcher.allows(session, entry.def());
-    let everything = request.query.is_none()
-        && input.category.is_none()
-        && tags.is_empty()
-        && contexts.is_empty();
+    let everything =
+        !request.searching() && input.category.is_none() && tags.is_empty() && contexts.is_empty();
     if everything {
         return Matches {
             everything,
@@ -464,8 +491,8 @@ fn filter(
             hidden: 0,
         };
     }
-    let positions: Vec<(u32, Option<f32>)> = match request.query {
-        Some(query) => {
+    let positions: Vec<(u32, Option<f32>)> = match request.searching() {
+        true => {
             // With nothing to filter the hits by, the best SEARCH_POOL (or the page and
             // one more) are all that is needed, and asking for no more lets the index
             // skip scoring what cannot reach them; with filters, every hit is needed.
@@ -479,7 +506,7 @@ fn filter(
             } else {
                 dispatcher.exposed_count()
             };
-            let hits = dispatcher.search_positions(query, wanted);
+            let hits = dispatcher.search_positions(&request.phrasings, wanted);
             let floor = hits.first().map_or(0.0, |(_, best)| best * RELEVANCE_FLOOR);
             hits.into_iter()
                 .filter(|&(position, score)| {
@@ -495,7 +522,7 @@ fn filter(
                 .map(|(position, score)| (position, Some(score)))
                 .collect()
         }
-        None => match dispatcher
+        false => match dispatcher
             .browse()
             .filter(input.category.as_deref(), tags, input.tag_mode)
         {
@@ -631,7 +658,7 @@ fn render(
                 .take(SUGGESTED)
                 .collect()
         });
-    let browsing = input.category.is_none() && request.tags.is_empty() && request.query.is_none();
+    let browsing = input.category.is_none() && request.tags.is_empty() && !request.searching();
     let mut data = serde_json::Map::new();
     data.insert("commands".into(), Value::Array(commands));
     data.insert("total".into(), json!(total));

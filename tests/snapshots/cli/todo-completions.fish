@@ -216,7 +216,7 @@ complete -c todo -n "__fish_todo_using_subcommand call; and __fish_seen_subcomma
 complete -c todo -n "__fish_todo_using_subcommand call; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c todo -n "__fish_todo_using_subcommand commands" -l category -d 'Only this category' -r
 complete -c todo -n "__fish_todo_using_subcommand commands" -l tag -d 'Only commands with this tag (repeat for several: all must match)' -r
-complete -c todo -n "__fish_todo_using_subcommand commands" -l search -d 'Search words, best matches first' -r
+complete -c todo -n "__fish_todo_using_subcommand commands" -l search -d 'Search words, best matches first (repeat for up to 3 phrasings of one request, ranked together)' -r
 complete -c todo -n "__fish_todo_using_subcommand commands" -l limit -d 'At most this many commands [default: all, or 10 when searching]' -r
 complete -c todo -n "__fish_todo_using_subcommand commands" -l context -d 'Run in this runtime context (see `contexts`)' -r
 complete -c todo -n "__fish_todo_using_subcommand commands" -l db -d 'SQLite database file, or :memory: (the default)' -r

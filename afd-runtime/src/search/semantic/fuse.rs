@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::super::index::SearchIndex;
 use super::super::query::Query;
-use super::super::rank::rank;
+use super::super::rank::rank_parsed;
 use super::super::{Document, Hit};
 use super::{Ready, SemanticLayer, SemanticOptions};
 
@@ -94,6 +94,41 @@ pub(in crate::search) fn search(
     Some(fuse(&evidence, limit, tie_break))
 }
 
+/// The fused ranking of each of several phrasings (as [`search`] ranks one); `None` when
+/// the index has no ready semantic layer or a phrasing cannot be embedded. Each phrasing
+/// is embedded on its own: a batch pads every phrasing to the longest one's length, which
+/// on a CPU costs more than it saves (the request is often three times as long as the
+/// phrasings an agent adds).
+pub(in crate::search) fn search_each(
+    index: &SearchIndex,
+    texts: &[&str],
+    queries: &[Query],
+    limit: usize,
+    tie_break: &impl Fn(usize) -> f32,
+    keep: &impl Fn(usize) -> bool,
+) -> Option<Vec<Vec<Hit>>> {
+    let ready = index.semantic.as_ref()?.ready()?;
+    let searchable: Vec<usize> = (0..texts.len())
+        .filter(|&i| texts[i].chars().any(char::is_alphanumeric))
+        .collect();
+    let mut out = vec![Vec::new(); texts.len()];
+    for &i in &searchable {
+        let text = super::super::document::truncate(texts[i], super::super::MAX_QUERY_BYTES);
+        let vector = ready.encoder.embed_one(text).ok()?;
+        let evidence = candidates(
+            index,
+            &ready,
+            &vector,
+            &queries[i],
+            DEPTH.max(limit),
+            tie_break,
+            keep,
+        )?;
+        out[i] = fuse(&evidence, limit, tie_break);
+    }
+    Some(out)
+}
+
 /// The candidates: the best `depth` by lexical score and by cosine, with both scores.
 fn gather(
     index: &SearchIndex,
@@ -106,6 +141,19 @@ fn gather(
 ) -> Option<Vec<Evidence>> {
     let text = super::super::document::truncate(text, super::super::MAX_QUERY_BYTES);
     let vector = ready.encoder.embed_one(text).ok()?;
+    candidates(index, ready, &vector, query, depth, tie_break, keep)
+}
+
+/// As [`gather`], for a query already embedded as `vector`.
+fn candidates(
+    index: &SearchIndex,
+    ready: &Arc<Ready>,
+    vector: &[f32],
+    query: &Query,
+    depth: usize,
+    tie_break: &impl Fn(usize) -> f32,
+    keep: &impl Fn(usize) -> bool,
+) -> Option<Vec<Evidence>> {
     let dim = vector.len();
     if dim == 0 || ready.vectors.len() != index.n_docs * dim {
         return None;
@@ -113,13 +161,9 @@ fn gather(
     let cosines: Vec<f32> = ready
         .vectors
         .chunks_exact(dim)
-        .map(|doc| doc.iter().zip(&vector).map(|(a, b)| a * b).sum())
+        .map(|doc| doc.iter().zip(vector).map(|(a, b)| a * b).sum())
         .collect();
-    let lexical = if query.concepts.is_empty() {
-        Vec::new()
-    } else {
-        rank(index, query, depth, tie_break, keep)
-    };
+    let lexical = rank_parsed(index, query, depth, tie_break, keep);
     let mut dense: Vec<usize> = (0..index.n_docs).filter(|&doc| keep(doc)).collect();
     let by_cosine = |a: &usize, b: &usize| cosines[*b].total_cmp(&cosines[*a]).then(a.cmp(b));
     if dense.len() > depth {

@@ -1,0 +1,235 @@
+//! Several phrasings of one request in one search: each phrasing is ranked as a search of
+//! its own (lexically, or fused with the semantic layer when it is ready), and the rankings
+//! are fused into one, each document once.
+//!
+//! The fusion is a normalised score sum with a weight per position: a document scores
+//!
+//! ```text
+//! sum over the phrasings that rank it of  weight(position) * score / best score
+//! ```
+//!
+//! each phrasing's scores read relative to its own best (its best `DEPTH` documents take
+//! part), with the weight of the first phrasing (the request as the agent was given it)
+//! `FIRST` and of every other 1, so the order of the added phrasings does not matter. The
+//! sum is divided by the sum of the weights, so a document first in every ranking scores 1.
+//!
+//! The mechanism and `FIRST` were chosen by 5-fold cross-validation over both development
+//! query sets with an agent's phrasings, the semantic layer on and off, among reciprocal
+//! rank (K of 1 to 60) and normalised score sums with and without a count of the rankings
+//! that agree, each with a weight for the request and one for the last phrasing, on the
+//! phrasings shuffled (so a weight that only pays when the best phrasing comes first is not
+//! chosen), with `afd-search-eval/tune/cv_phrasings.py`; no query was looked at one by
+//! one. Reciprocal rank, which throws away how far ahead a phrasing's best document is,
+//! ranked below every score sum.
+
+use super::index::SearchIndex;
+use super::query::{self, Query};
+use super::rank::rank_parsed;
+use super::{Hit, MAX_PHRASINGS};
+
+/// The weight of the first phrasing's ranking; every other phrasing's is 1.
+const FIRST: f32 = 0.75;
+/// How many documents of each phrasing's ranking take part (at least the page asked for).
+const DEPTH: usize = 50;
+
+impl SearchIndex {
+    /// The best `limit` documents for up to [`MAX_PHRASINGS`] phrasings of one request
+    /// (more are ignored), best first, each document once: each phrasing is ranked as
+    /// [`search`](Self::search) ranks it and the rankings are fused (see the module
+    /// documentation). One phrasing ranks exactly as [`search`](Self::search); blank
+    /// phrasings are left out.
+    ///
+    /// ```
+    /// use afd_runtime::search::{Document, SearchIndex};
+    /// let index = SearchIndex::build([
+    ///     Document::new("invoice-send", "Email an invoice to its customer."),
+    ///     Document::new("invoice-void", "Cancel an invoice so it cannot be paid."),
+    ///     Document::new("customer-notify", "Send a message to a customer."),
+    /// ]);
+    /// let hits = index.search_phrasings(&["bill is wrong, scrap it", "void invoice"], 3);
+    /// assert_eq!(hits[0].doc, 1);
+    /// ```
+    pub fn search_phrasings(&self, phrasings: &[&str], limit: usize) -> Vec<Hit> {
+        self.search_phrasings_where(phrasings, limit, |_| 0.0, |_| true)
+    }
+
+    /// As [`search_phrasings`](Self::search_phrasings), with `tie_break` ordering documents
+    /// of equal score, and over the documents `keep` accepts only (as
+    /// [`search_where`](Self::search_where)).
+    pub fn search_phrasings_where(
+        &self,
+        phrasings: &[&str],
+        limit: usize,
+        tie_break: impl Fn(usize) -> f32,
+        keep: impl Fn(usize) -> bool,
+    ) -> Vec<Hit> {
+        let phrasings: Vec<&str> = phrasings
+            .iter()
+            .map(|phrasing| phrasing.trim())
+            .filter(|phrasing| !phrasing.is_empty())
+            .take(MAX_PHRASINGS)
+            .collect();
+        if phrasings.len() <= 1 {
+            let phrasing = phrasings.first().copied().unwrap_or_default();
+            return self.search_where(phrasing, limit, tie_break, keep);
+        }
+        if limit == 0 || self.n_docs == 0 {
+            return Vec::new();
+        }
+        let started = crate::metrics::is_installed().then(std::time::Instant::now);
+        let (rankings, semantic) = self.rank_each(&phrasings, limit.max(DEPTH), &tie_break, &keep);
+        let hits = fuse(&rankings, limit, &tie_break);
+        if let Some(started) = started {
+            crate::metrics::search(semantic, started.elapsed().as_secs_f64());
+        }
+        hits
+    }
+
+    /// Each phrasing's ranking, and whether the semantic layer ranked them.
+    fn rank_each(
+        &self,
+        phrasings: &[&str],
+        depth: usize,
+        tie_break: &impl Fn(usize) -> f32,
+        keep: &impl Fn(usize) -> bool,
+    ) -> (Vec<Vec<Hit>>, bool) {
+        let parsed: Vec<Query> = phrasings
+            .iter()
+            .map(|phrasing| query::parse(self, phrasing))
+            .collect();
+        #[cfg(feature = "semantic")]
+        if let Some(rankings) =
+            super::semantic::fuse::search_each(self, phrasings, &parsed, depth, tie_break, keep)
+        {
+            return (rankings, true);
+        }
+        let rankings = parsed
+            .iter()
+            .map(|query| rank_parsed(self, query, depth, tie_break, keep))
+            .collect();
+        (rankings, false)
+    }
+}
+
+/// The weight of the ranking of the phrasing at `position` (from 0).
+fn weight(position: usize) -> f32 {
+    if position == 0 { FIRST } else { 1.0 }
+}
+
+/// Fuses the rankings (see the module documentation): the best `limit` documents, equal
+/// scores to the higher `tie_break`, then to the earlier document.
+fn fuse(rankings: &[Vec<Hit>], limit: usize, tie_break: &impl Fn(usize) -> f32) -> Vec<Hit> {
+    let mut shares: Vec<(usize, f32)> = Vec::new();
+    let mut most = 0.0f32;
+    for (position, ranking) in rankings.iter().enumerate() {
+        let Some(best) = ranking
+            .first()
+            .map(|hit| hit.score)
+            .filter(|&best| best > 0.0)
+        else {
+            continue;
+        };
+        let weight = weight(position);
+        most += weight;
+        for hit in ranking.iter().take(DEPTH.max(limit)) {
+            shares.push((hit.doc, weight * hit.score / best));
+        }
+    }
+    // Each document's shares side by side, summed in position order.
+    shares.sort_by_key(|&(doc, _)| doc);
+    let mut ranked: Vec<(f32, f32, usize)> = Vec::with_capacity(shares.len());
+    for &(doc, share) in &shares {
+        match ranked.last_mut() {
+            Some(last) if last.2 == doc => last.0 += share,
+            _ => ranked.push((share, 0.0, doc)),
+        }
+    }
+    for entry in &mut ranked {
+        entry.0 /= most.max(f32::MIN_POSITIVE);
+        entry.1 = tie_break(entry.2);
+    }
+    ranked.sort_unstable_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(b.1.total_cmp(&a.1))
+            .then(a.2.cmp(&b.2))
+    });
+    ranked
+        .into_iter()
+        .take(limit)
+        .map(|(score, _, doc)| Hit { doc, score })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Document;
+
+    fn index() -> SearchIndex {
+        SearchIndex::build([
+            Document::new("order-cancel", "Cancel an order before it ships."),
+            Document::new("order-refund", "Refund a paid order to its customer."),
+            Document::new("order-list", "List the orders, newest first."),
+            Document::new("customer-get", "Read one customer's profile."),
+        ])
+    }
+
+    #[test]
+    fn one_phrasing_ranks_as_a_search() {
+        let index = index();
+        assert_eq!(
+            index.search_phrasings(&["give the money back"], 4),
+            index.search("give the money back", 4)
+        );
+        assert_eq!(
+            index.search_phrasings(&["  ", "give the money back", ""], 4),
+            index.search("give the money back", 4)
+        );
+    }
+
+    #[test]
+    fn each_document_is_listed_once_and_scores_at_most_one() {
+        let index = index();
+        let hits = index.search_phrasings(&["cancel order", "order cancel", "stop order"], 10);
+        let mut docs: Vec<usize> = hits.iter().map(|hit| hit.doc).collect();
+        assert_eq!(hits[0].doc, 0);
+        assert!(hits[0].score <= 1.0 + 1e-6);
+        docs.sort_unstable();
+        docs.dedup();
+        assert_eq!(docs.len(), hits.len());
+    }
+
+    #[test]
+    fn a_phrasing_that_finds_what_the_others_miss_adds_it() {
+        let index = index();
+        let alone = index.search("profile", 10);
+        assert!(alone.iter().all(|hit| hit.doc != 1));
+        let fused = index.search_phrasings(&["profile", "refund"], 10);
+        assert!(fused.iter().any(|hit| hit.doc == 1));
+        assert!(fused.iter().any(|hit| hit.doc == 3));
+    }
+
+    #[test]
+    fn the_order_of_the_added_phrasings_does_not_matter() {
+        let index = index();
+        let docs = |phrasings: &[&str]| -> Vec<usize> {
+            let hits = index.search_phrasings(phrasings, 10);
+            hits.iter().map(|hit| hit.doc).collect()
+        };
+        assert_eq!(
+            docs(&["order", "cancel it", "list orders"]),
+            docs(&["order", "list orders", "cancel it"])
+        );
+    }
+
+    #[test]
+    fn phrasings_beyond_the_most_are_ignored_and_keep_filters() {
+        let index = index();
+        let three = index.search_phrasings(&["cancel", "refund", "list"], 10);
+        let four = index.search_phrasings(&["cancel", "refund", "list", "customer"], 10);
+        assert_eq!(three, four);
+        let kept = index.search_phrasings_where(&["cancel", "refund"], 10, |_| 0.0, |doc| doc != 0);
+        assert!(kept.iter().all(|hit| hit.doc != 0));
+        assert!(index.search_phrasings(&["cancel", "refund"], 0).is_empty());
+    }
+}
