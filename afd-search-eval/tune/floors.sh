@@ -3,8 +3,8 @@
 # with the semantic layer, each query alone and with the two phrasings an agent added
 # (queries-dev-alts.jsonl, fused as afd-discover fuses a `search` array), scores them with
 # the evaluation's scorer, and fails when an overall Recall@5 or MRR falls under its floor.
-# The floors sit a little under the measured figures (README.md, "Ranked search"), so they
-# catch regressions, not noise.
+# The floors sit a little under the measured figures (the guide's search chapter,
+# afd-runtime/src/_guide/06_search.md), so they catch regressions, not noise.
 #
 #   floors.sh BINARY EVAL_DIR MODEL_DIR
 set -euo pipefail
