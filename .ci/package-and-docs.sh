@@ -22,14 +22,25 @@ target="${CARGO_TARGET_DIR:-target}"
 echo "== package: ${published[*]}"
 args=()
 for crate in "${published[@]}"; do args+=(-p "$crate"); done
-cargo package --locked "${args[@]}"
+# PACKAGE_QUICK=1 (what .ci/run sets, for its time budget): the packages and their file
+# lists without the verifying builds, and no documentation build.
+quick="${PACKAGE_QUICK:-}"
+if [ -n "$quick" ]; then
+    cargo package --locked --no-verify "${args[@]}"
+else
+    cargo package --locked "${args[@]}"
+fi
 for crate in "${published[@]}"; do
     file="$target/package/$crate-$(cargo metadata --no-deps --format-version 1 \
         | python3 -c "import json,sys; print(next(p['version'] for p in json.load(sys.stdin)['packages'] if p['name']=='$crate'))").crate"
     echo "-- $crate: $(tar -tzf "$file" | grep -vc '/$') files, $(du -h "$file" | cut -f1) compressed"
 done
 
-echo "== docs, as docs.rs builds them (nightly, --cfg docsrs, -D warnings)"
+if [ -n "$quick" ]; then
+    exit 0
+fi
+
+echo "== docs, as docs.rs builds them (--cfg docsrs, -D warnings)"
 # afd-runtime's docs.rs features: all but `fuzzing` (its Cargo.toml says why). One
 # invocation for the three library crates, so their dependencies are checked once.
 runtime_features=$(python3 - <<'PY'
