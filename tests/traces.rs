@@ -93,10 +93,16 @@ impl Receiver {
 
     /// Waits until a span satisfies `found`, at most 20 s; every span received by then.
     async fn wait_for(&self, found: impl Fn(&Span) -> bool) -> Vec<Span> {
+        self.wait_until(|spans| spans.iter().any(&found)).await
+    }
+
+    /// Waits until the spans received so far satisfy `done`: spans from
+    /// several processes arrive in separate batches, in no fixed order.
+    async fn wait_until(&self, done: impl Fn(&[Span]) -> bool) -> Vec<Span> {
         let start = Instant::now();
         loop {
             let spans = self.spans.lock().unwrap().clone();
-            if spans.iter().any(&found) {
+            if done(&spans) {
                 return spans;
             }
             assert!(
@@ -428,7 +434,14 @@ async fn the_gateways_call_upstream_is_a_client_span_in_the_same_trace_as_the_up
     )
     .await;
     let spans = receiver
-        .wait_for(|span| span.service == "shop" && span.trace == TRACE)
+        .wait_until(|spans| {
+            let in_trace = |service: &str, kind: i64| {
+                spans
+                    .iter()
+                    .any(|span| span.service == service && span.kind == kind && span.trace == TRACE)
+            };
+            in_trace("afd-gateway", 3) && in_trace("shop", 2)
+        })
         .await;
     let client = spans
         .iter()
@@ -487,4 +500,5 @@ async fn json_log_lines_written_in_a_call_carry_its_trace_and_span_ids() {
         .unwrap_or_else(|| panic!("no audit line for the call: {text}"));
     assert_eq!(audited["span"]["trace_id"], TRACE, "{audited}");
     assert_eq!(audited["span"]["span_id"], call.id.as_str(), "{audited}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
