@@ -2,10 +2,11 @@
 //! vectors, mean and CLS pooling, the vector cache across restarts, degrading to lexical
 //! search when the model is missing or broken, and ranking properties with the layer on.
 //!
-//! The model is the sentence-transformers folder named by `AFD_EMBED_MODEL` (`.ci/run`
-//! prepares all-MiniLM-L6-v2 there). Without it these tests fail under `CI` and are
+//! The model is the sentence-transformers folder named by `AFD_TEST_EMBED_MODEL` (`.ci/run`
+//! prepares all-MiniLM-L6-v2 there). Not `AFD_EMBED_MODEL`, which turns the layer on in
+//! every index the other tests build. Without it these tests fail under `CI` and are
 //! skipped with a note otherwise. Run:
-//! `AFD_EMBED_MODEL=DIR cargo test -p afd-runtime --features semantic --test semantic`.
+//! `AFD_TEST_EMBED_MODEL=DIR cargo test -p afd-runtime --features semantic --test semantic`.
 
 #![cfg(feature = "semantic")]
 
@@ -18,13 +19,13 @@ use serde_json::Value;
 
 /// The model folder, or `None` (skip) outside CI when it is not configured.
 fn model_dir() -> Option<PathBuf> {
-    match std::env::var_os("AFD_EMBED_MODEL").filter(|v| !v.is_empty()) {
+    match std::env::var_os("AFD_TEST_EMBED_MODEL").filter(|v| !v.is_empty()) {
         Some(dir) => Some(PathBuf::from(dir)),
         None if std::env::var_os("CI").is_some() => {
-            panic!("AFD_EMBED_MODEL must name the all-MiniLM-L6-v2 folder under CI")
+            panic!("AFD_TEST_EMBED_MODEL must name the all-MiniLM-L6-v2 folder under CI")
         }
         None => {
-            eprintln!("skipped: AFD_EMBED_MODEL is not set");
+            eprintln!("skipped: AFD_TEST_EMBED_MODEL is not set");
             None
         }
     }

@@ -5,10 +5,11 @@
 # the evaluation's scorer, and fails when an overall Recall@5 or MRR falls under its floor.
 # The floors sit a little under the measured figures (the guide's search chapter,
 # afd-runtime/src/_guide/06_search.md), so they catch regressions, not noise.
+# `cargo test --workspace --features semantic` runs it (afd-search-eval/tests/floors.rs).
 #
-#   floors.sh BINARY EVAL_DIR MODEL_DIR
+#   floors.sh BINARY EVAL_DIR [MODEL_DIR]   without MODEL_DIR, the lexical rows only
 set -euo pipefail
-bin=$1 eval_dir=$2 model=$3
+bin=$1 eval_dir=$2 model=${3:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -26,6 +27,10 @@ dev2     semantic 3 0.96 0.90
 failed=0
 while read -r set method phrasings r5 mrr; do
     [ -n "$set" ] || continue
+    if [ "$method" = semantic ] && [ -z "$model" ]; then
+        echo "$set $method, $phrasings phrasing(s): skipped (no model folder given)"
+        continue
+    fi
     queries="$eval_dir/queries-$set.jsonl"
     args=(--catalogs "$eval_dir/catalogs" --queries "$queries")
     if [ "$phrasings" -gt 1 ]; then
