@@ -12,7 +12,8 @@
 //! with its added phrasings, fused as afd-discover fuses a `search` array
 //! (`SearchIndex::search_phrasings`); `--phrasings N` keeps the request and the first
 //! `N - 1` of them. `--lists FILE.jsonl` also writes each phrasing's own ranking with its
-//! scores, which `tune/cv_phrasings.py` cross-validates the fusion on.
+//! scores, as the fusion sees them (`SearchIndex::phrasing_rankings`), which
+//! `tune/cv_phrasings.py` cross-validates the fusion on.
 //!
 //! `afd-search-eval --bench-build N` instead times the index build over a synthetic catalog
 //! of `N` commands and a few searches on it (medians; see `bench.rs`).
@@ -169,11 +170,11 @@ fn run(args: &Args) -> Result<(), String> {
             .map(|hit| ids[hit.doc].as_str())
             .collect();
         if let Some(out) = &mut lists_out {
-            let lists: Vec<Vec<Value>> = phrasings
+            let lists: Vec<Vec<Value>> = index
+                .phrasing_rankings(&phrasings, LIST_DEPTH)
                 .iter()
-                .map(|phrasing| {
-                    index
-                        .search(phrasing, LIST_DEPTH)
+                .map(|ranking| {
+                    ranking
                         .iter()
                         .map(|hit| json!({"tool": ids[hit.doc], "score": hit.score}))
                         .collect()

@@ -5,12 +5,18 @@ cross-validation.
 Input: for each development query set, its queries (`--queries`) and the lists file that
 `afd-search-eval --alternatives ALTS --lists FILE.jsonl` wrote for it (`--lists`, same
 order): per query, each phrasing's own ranking (its best 50 with their scores), the request
-first. Run it once lexically and once with `--model` for the semantic layer.
+first; and, optionally, the same lists ranked with the semantic layer (`--model`), as
+`--semantic-lists`. With both, one mechanism is chosen for both modes (the objective is
+averaged over them; a query's two modes sit in the same fold), as the runtime has one.
 
 The family compared (a small one, so that the choice generalises):
 - `rrf`: reciprocal rank, sum of weight / (K + rank), K in RRF_K;
 - `sum`: normalised score sum, sum of weight * score / best score of that ranking;
 - `mnz`: the same sum times the number of rankings that hold the document;
+- `pow`: a sharpened sum, sum of weight * (score / best score) ** K, K in POW (K = 1 is
+  `sum`): the larger K, the more a phrasing's vote goes to its own best few documents
+  (the runtime reports the K-th root of the weighted mean, the power mean of order K,
+  which ranks alike);
 each with a weight per position: FIRST for the request, 1 for the first added phrasing,
 LAST for the second (LAST < 1 trusts the order the phrasings were written in).
 
@@ -26,7 +32,8 @@ writer tended to put the best first) is not chosen. The objective is the mean of
 and MRR, the figures the fusion is judged by. The last line names the mechanism best on
 all queries together: what `afd-runtime/src/search/phrasings.rs` ships.
 
-    python3 cv_phrasings.py --queries dev.jsonl dev2.jsonl --lists l1.jsonl l2.jsonl [--folds 5]
+    python3 cv_phrasings.py --queries dev.jsonl dev2.jsonl --lists l1.jsonl l2.jsonl \
+        [--semantic-lists s1.jsonl s2.jsonl] [--folds 5]
 """
 import argparse
 import json
@@ -40,6 +47,7 @@ from cv import STYLES, assign_folds, metrics, read_jsonl  # noqa: E402
 RRF_K = [1, 3, 10, 30, 60]
 FIRST = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
 LAST = [1.0, 0.75, 0.5]
+POW = [2, 3, 4, 6]
 SHUFFLES = 5
 DEPTH = 50
 
@@ -52,12 +60,14 @@ def family():
                 out.append(("rrf", k, first, last))
             out.append(("sum", None, first, last))
             out.append(("mnz", None, first, last))
+            for k in POW:
+                out.append(("pow", k, first, last))
     return out
 
 
 def name(p):
     kind, k, first, last = p
-    text = f"{kind}(K={k}," if kind == "rrf" else f"{kind}("
+    text = f"{kind}(K={k}," if kind in ("rrf", "pow") else f"{kind}("
     return f"{text}FIRST={first},LAST={last})"
 
 
@@ -71,6 +81,8 @@ def fuse(lists, p):
         for at, (tool, score) in enumerate(ranking[:DEPTH]):
             if kind == "rrf":
                 share = weight / (k + 1 + at)
+            elif kind == "pow":
+                share = weight * ((score / best) ** k if best > 0 else 0.0)
             else:
                 share = weight * (score / best if best > 0 else 0.0)
             scores[tool] = scores.get(tool, 0.0) + share
@@ -88,19 +100,28 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--queries", nargs="+", required=True)
     ap.add_argument("--lists", nargs="+", required=True)
+    ap.add_argument("--semantic-lists", nargs="+", default=[])
     ap.add_argument("--folds", type=int, default=5)
     args = ap.parse_args()
 
-    items = []  # (set index, style, gold, lists, id)
-    for s, (qpath, lpath) in enumerate(zip(args.queries, args.lists)):
-        lists = {json.dumps(e["id"]): e["lists"] for e in read_jsonl(lpath)}
-        for q in read_jsonl(qpath):
-            ranked = lists.get(json.dumps(q["id"]))
-            if ranked is None or len(ranked) < 3:
-                sys.exit(f"{lpath}: no three phrasings for query {q['id']}")
-            ranked = [[(c["tool"], c["score"]) for c in ranking] for ranking in ranked]
-            items.append((s, q["style"], set(q["gold"]), ranked, q["id"]))
-    fold_of = assign_folds([(it[0], it[1], it[4]) for it in items], args.folds)
+    modes = [("lexical", args.lists)] + ([("semantic", args.semantic_lists)] if args.semantic_lists else [])
+    items = []  # (set index, style, gold, lists, id, mode)
+    for mode, lpaths in modes:
+        if len(lpaths) != len(args.queries):
+            sys.exit(f"one {mode} lists file per query set")
+        for s, (qpath, lpath) in enumerate(zip(args.queries, lpaths)):
+            lists = {json.dumps(e["id"]): e["lists"] for e in read_jsonl(lpath)}
+            for q in read_jsonl(qpath):
+                ranked = lists.get(json.dumps(q["id"]))
+                if ranked is None or len(ranked) < 3:
+                    sys.exit(f"{lpath}: no three phrasings for query {q['id']}")
+                ranked = [[(c["tool"], c["score"]) for c in ranking] for ranking in ranked]
+                items.append((s, q["style"], set(q["gold"]), ranked, q["id"], mode))
+    # The folds of the queries (the first mode's items); each query's other modes follow it.
+    first_mode = [it for it in items if it[5] == modes[0][0]]
+    fold_of_query = assign_folds([(it[0], it[1], it[4]) for it in first_mode], args.folds)
+    fold_by_id = {(it[0], json.dumps(it[4])): fold_of_query[i] for i, it in enumerate(first_mode)}
+    fold_of = {i: fold_by_id[(it[0], json.dumps(it[4]))] for i, it in enumerate(items)}
 
     # Each condition: for each query, the phrasings' rankings in the order fused.
     orders = {}
@@ -139,20 +160,21 @@ def main():
         train = [i for i in range(len(items)) if fold_of[i] != f]
         best = max(grid, key=lambda p: overall(p, train))
         chosen[f] = best
-        print(f"{f:<5} {name(best):<40} {sum(1 for i in fold_of if fold_of[i] == f)}")
+        print(f"{f:<5} {name(best):<40} {sum(1 for i, it in enumerate(first_mode) if fold_of_query[i] == f)}")
 
     def table(title, top_of):
         print(f"\n{title}")
-        print("set          phrasings  order     n    R@1    R@5    R@10   MRR")
+        print("mode      set          phrasings  order     n    R@1    R@5    R@10   MRR")
         sets = list(enumerate(args.queries)) + [(None, "both")]
-        for s, path in sets:
-            idx = [i for i in range(len(items)) if s is None or items[i][0] == s]
-            label = "both" if s is None else Path(path).stem.replace("queries-", "")
-            m = score(alone, idx)
-            print(f"{label:<12} 1          -         {len(idx):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
-            for c in conditions:
-                m = score({i: top_of(c, i) for i in idx}, idx)
-                print(f"{label:<12} {c[0]}          {c[1]:<9} {len(idx):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
+        for mode, _ in modes:
+            for s, path in sets:
+                idx = [i for i in range(len(items)) if items[i][5] == mode and (s is None or items[i][0] == s)]
+                label = "both" if s is None else Path(path).stem.replace("queries-", "")
+                m = score(alone, idx)
+                print(f"{mode:<9} {label:<12} 1          -         {len(idx):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
+                for c in conditions:
+                    m = score({i: top_of(c, i) for i in idx}, idx)
+                    print(f"{mode:<9} {label:<12} {c[0]}          {c[1]:<9} {len(idx):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
 
     table(
         "cross-validated (each query fused by the mechanism chosen on the other folds)",
@@ -161,11 +183,12 @@ def main():
 
     def styles(title, top_of):
         print(f"\n{title}")
-        print("style      n    R@1    R@5    R@10   MRR")
-        for style in STYLES:
-            idx = [i for i in range(len(items)) if items[i][1] == style]
-            m = score({i: top_of(i) for i in idx}, idx)
-            print(f"{style:<10} {len(idx):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
+        print("mode      style      n    R@1    R@5    R@10   MRR")
+        for mode, _ in modes:
+            for style in STYLES:
+                idx = [i for i in range(len(items)) if items[i][1] == style and items[i][5] == mode]
+                m = score({i: top_of(i) for i in idx}, idx)
+                print(f"{mode:<9} {style:<10} {len(idx):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
 
     styles("cross-validated, both sets, 3 phrasings shuffled, by style", lambda i: rankings[chosen[fold_of[i]]][(3, "shuffled")][i])
     everything = range(len(items))

@@ -19,10 +19,10 @@ dev      lexical  1 0.92 0.75
 dev2     lexical  1 0.78 0.69
 dev      semantic 1 0.90 0.76
 dev2     semantic 1 0.82 0.71
-dev      lexical  3 0.97 0.91
-dev2     lexical  3 0.96 0.91
-dev      semantic 3 0.96 0.90
-dev2     semantic 3 0.96 0.90
+dev      lexical  3 0.97 0.93
+dev2     lexical  3 0.97 0.93
+dev      semantic 3 0.96 0.92
+dev2     semantic 3 0.97 0.92
 "
 failed=0
 while read -r set method phrasings r5 mrr; do

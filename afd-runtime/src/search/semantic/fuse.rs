@@ -94,41 +94,6 @@ pub(in crate::search) fn search(
     Some(fuse(&evidence, limit, tie_break))
 }
 
-/// The fused ranking of each of several phrasings (as [`search`] ranks one); `None` when
-/// the index has no ready semantic layer or a phrasing cannot be embedded. Each phrasing
-/// is embedded on its own: a batch pads every phrasing to the longest one's length, which
-/// on a CPU costs more than it saves (the request is often three times as long as the
-/// phrasings an agent adds).
-pub(in crate::search) fn search_each(
-    index: &SearchIndex,
-    texts: &[&str],
-    queries: &[Query],
-    limit: usize,
-    tie_break: &impl Fn(usize) -> f32,
-    keep: &impl Fn(usize) -> bool,
-) -> Option<Vec<Vec<Hit>>> {
-    let ready = index.semantic.as_ref()?.ready()?;
-    let searchable: Vec<usize> = (0..texts.len())
-        .filter(|&i| texts[i].chars().any(char::is_alphanumeric))
-        .collect();
-    let mut out = vec![Vec::new(); texts.len()];
-    for &i in &searchable {
-        let text = super::super::document::truncate(texts[i], super::super::MAX_QUERY_BYTES);
-        let vector = ready.encoder.embed_one(text).ok()?;
-        let evidence = candidates(
-            index,
-            &ready,
-            &vector,
-            &queries[i],
-            DEPTH.max(limit),
-            tie_break,
-            keep,
-        )?;
-        out[i] = fuse(&evidence, limit, tie_break);
-    }
-    Some(out)
-}
-
 /// The candidates: the best `depth` by lexical score and by cosine, with both scores.
 fn gather(
     index: &SearchIndex,
