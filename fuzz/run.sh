@@ -5,7 +5,6 @@
 #   FUZZ_UPDATE_CORPUS=1 fuzz/run.sh    then merge what was found into fuzz/corpus/<target>,
 #                                       minimised with `cargo fuzz cmin`
 #   FUZZ_PROFILE=dev fuzz/run.sh 5      an unoptimised build: quicker to build, slower to run
-#                                       (what CI does, to keep the targets and corpus green)
 #
 # Needs cargo-fuzz (`cargo install --locked cargo-fuzz`). Works on stable Rust: the targets
 # are built without a sanitizer (`-s none`, since `-Zsanitizer` needs nightly); libFuzzer's
@@ -24,12 +23,15 @@ else
     mapfile -t targets < <(cargo fuzz list)
 fi
 
-build=(-s none)
+# The libFuzzer binaries are behind feature `libfuzzer` (the workspace's own builds leave
+# them out); a crash's backtrace names files and lines.
+build=(-s none --features libfuzzer)
+export CARGO_PROFILE_RELEASE_DEBUG="${CARGO_PROFILE_RELEASE_DEBUG:-line-tables-only}"
 if [ "${FUZZ_PROFILE:-release}" = dev ]; then
     build+=(--dev)
 fi
 
-# The lock file is committed: refuse to change it (as `--locked` does for the workspace).
+# The workspace's lock file is committed: refuse to change it (as `--locked` does).
 cargo fetch --locked
 cargo fuzz build "${build[@]}"
 

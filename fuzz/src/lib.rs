@@ -1,12 +1,15 @@
-//! What the fuzz targets share: a few commands with the input shapes real apps declare
-//! (nested structs, enums of each serde representation, options, vectors, maps, flattened
-//! paging, schema bounds), each echoing its decoded input, and a runtime to call them on.
+//! The fuzz targets' checks (`targets`), and what they share: a few commands with the input
+//! shapes real apps declare (nested structs, enums of each serde representation, options,
+//! vectors, maps, flattened paging, schema bounds), each echoing its decoded input, and a
+//! runtime to call them on.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::LazyLock;
 
 use afd_runtime::prelude::*;
+
+pub mod targets;
 
 /// The commands of this crate, by name (the seed corpora and the dictionary use them).
 pub const COMMANDS: &[&str] = &[
