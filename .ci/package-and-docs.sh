@@ -32,9 +32,11 @@ full=""
 if [ "${1:-}" = "--full" ]; then full=1; fi
 
 published=(afd-macros afd-runtime afd-client afd-gateway)
-target="$(cargo metadata --no-deps --format-version 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
-version="$(cargo metadata --no-deps --format-version 1 \
-    | python3 -c "import json,sys; print(next(p['version'] for p in json.load(sys.stdin)['packages'] if p['name']=='afd-runtime'))")"
+# The target directory, and the version the published crates share (the workspace's).
+read -r target version < <(cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+meta = json.load(sys.stdin)
+print(meta["target_directory"], next(p["version"] for p in meta["packages"] if p["name"] == "afd-runtime"))')
 
 echo "== package: ${published[*]}"
 args=()
