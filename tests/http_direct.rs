@@ -1,7 +1,10 @@
-//! The HTTP front's direct path for stateless calls (2026-07-28): the same answers as
-//! rmcp's path, as `application/json` (an SSE stream when the call logged messages); every
-//! request rmcp would refuse still refused as rmcp refuses it; no stall on a kept-alive
-//! connection whose client leaves Nagle's algorithm on; a session's `DELETE` answered 204.
+//! The HTTP front's direct path for stateless calls (2026-07-28) and for the calls of a
+//! 2025-11-25 session: the same answers as rmcp's path, as `application/json` (an SSE
+//! stream when the call logged messages or changed the session's listing); every request
+//! rmcp would refuse still refused as rmcp refuses it; a session's calls cancellable, its
+//! state shared with rmcp's path, and the session kept from idling out; no stall on a
+//! kept-alive connection whose client leaves Nagle's algorithm on; a session's `DELETE`
+//! answered 204.
 
 use std::io::{BufRead, BufReader, Read as _, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -24,12 +27,34 @@ fn direct_add(input: Pair) -> i64 {
     input.a + input.b
 }
 
+/// Waits until cancelled, or for `ms` milliseconds.
+#[command(category = "direct", execution_time = "slow")]
+async fn direct_wait(input: Wait, ctx: &CommandContext) -> Result<u64, CommandError> {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(input.ms)) => Ok(input.ms),
+        () = ctx.cancelled() => Err(CommandError::new("STOPPED", "stopped")),
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Wait {
+    ms: u64,
+}
+
 /// Tells its client what it does, then answers.
 #[command(category = "direct")]
 async fn direct_chatty(ctx: &CommandContext) -> bool {
     ctx.log(LogLevel::Info, "starting").await;
     ctx.log(LogLevel::Warning, json!({"almost": "done"})).await;
     true
+}
+
+/// `server` bound on a free port of 127.0.0.1 with the default options.
+async fn bind(server: McpServer) -> HttpHandle {
+    server
+        .bind_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
+        .await
+        .expect("bound")
 }
 
 async fn server(options: impl FnOnce(HttpOptions) -> HttpOptions) -> HttpHandle {
@@ -69,7 +94,7 @@ struct Answered {
 /// POSTs `body` with the headers a 2026-07-28 client sends, then `extra` (which replace
 /// them by name).
 async fn post(addr: SocketAddr, body: &Value, extra: &[(&str, &str)]) -> Answered {
-    let mut headers = vec![
+    let headers = vec![
         ("content-type", "application/json".to_owned()),
         ("accept", "application/json, text/event-stream".to_owned()),
         ("mcp-protocol-version", "2026-07-28".to_owned()),
@@ -79,6 +104,66 @@ async fn post(addr: SocketAddr, body: &Value, extra: &[(&str, &str)]) -> Answere
             body["params"]["name"].as_str().unwrap_or("").to_owned(),
         ),
     ];
+    send(addr, headers, body, extra).await
+}
+
+/// POSTs `body` on session `id` with the headers a 2025-11-25 client sends, then `extra`.
+async fn on_session(addr: SocketAddr, id: &str, body: &Value, extra: &[(&str, &str)]) -> Answered {
+    let headers = vec![
+        ("content-type", "application/json".to_owned()),
+        ("accept", "application/json, text/event-stream".to_owned()),
+        ("mcp-protocol-version", "2025-11-25".to_owned()),
+        ("mcp-session-id", id.to_owned()),
+    ];
+    send(addr, headers, body, extra).await
+}
+
+/// Opens a 2025-11-25 session for a client of `capabilities`: its id.
+async fn open_session(addr: SocketAddr, capabilities: Value) -> String {
+    let response = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(
+            json!({
+                "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": capabilities,
+                    "clientInfo": {"name": "afd-tests", "version": "0"}
+                }
+            })
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status().as_u16(), 200);
+    let id = response.headers()["mcp-session-id"]
+        .to_str()
+        .expect("an id")
+        .to_owned();
+    response.text().await.expect("the answer");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(on_session(addr, &id, &initialized, &[]).await.status, 202);
+    id
+}
+
+/// A `tools/call` of `tool` as a 2025-11-25 client sends it on a session.
+fn session_call(id: u64, tool: &str, arguments: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}
+    })
+}
+
+/// POSTs `body` with `headers`, then `extra` (which replace them by name).
+async fn send(
+    addr: SocketAddr,
+    mut headers: Vec<(&str, String)>,
+    body: &Value,
+    extra: &[(&str, &str)],
+) -> Answered {
     for (name, value) in extra {
         headers.retain(|(kept, _)| kept != name);
         headers.push((name, (*value).to_owned()));
@@ -143,11 +228,10 @@ fn timeless(mut messages: Vec<Value>) -> Vec<Value> {
 /// Sent to rmcp rather than the direct path: a weighted `Accept`, which rmcp reads.
 const THROUGH_RMCP: (&str, &str) = ("accept", "application/json;q=1, text/event-stream;q=1");
 
-#[tokio::test]
-async fn a_stateless_call_is_answered_as_json_as_rmcp_would_answer_it() {
-    let handle = server(|options| options).await;
-    let addr = handle.local_addr();
-    for (tool, arguments) in [
+/// Calls whose answers the direct path and rmcp's must agree on: a success, an invalid
+/// input, an unknown command, a search.
+fn calls() -> Vec<(&'static str, Value)> {
+    vec![
         (
             "afd-call",
             json!({"command": "direct-add", "input": {"a": 2, "b": 3}}),
@@ -158,27 +242,39 @@ async fn a_stateless_call_is_answered_as_json_as_rmcp_would_answer_it() {
         ),
         ("afd-call", json!({"command": "no-such-command"})),
         ("afd-discover", json!({"search": "add"})),
-    ] {
+    ]
+}
+
+/// `direct` is the direct path's answer to `request` (one JSON message), `rmcp` rmcp's
+/// (SSE), and they say the same.
+fn same_answers(request: &Value, direct: Answered, rmcp: Answered) {
+    assert_eq!(direct.status, 200, "{direct:?}");
+    assert_eq!(direct.content_type, "application/json", "{direct:?}");
+    assert_eq!(direct.messages.len(), 1, "{direct:?}");
+    assert_eq!(direct.messages[0]["id"], request["id"]);
+    assert_eq!(rmcp.status, 200, "{rmcp:?}");
+    assert!(
+        rmcp.content_type.starts_with("text/event-stream"),
+        "{rmcp:?}"
+    );
+    assert_eq!(
+        timeless(rmcp.messages),
+        timeless(direct.messages),
+        "the same answer to {request}"
+    );
+}
+
+#[tokio::test]
+async fn a_stateless_call_is_answered_as_json_as_rmcp_would_answer_it() {
+    let handle = server(|options| options).await;
+    let addr = handle.local_addr();
+    for (tool, arguments) in calls() {
         let request = call(7, tool, arguments);
         let direct = post(addr, &request, &[]).await;
-        assert_eq!(direct.status, 200, "{direct:?}");
-        assert_eq!(direct.content_type, "application/json", "{direct:?}");
-        assert_eq!(direct.messages.len(), 1, "{direct:?}");
-        let answer = &direct.messages[0];
-        assert_eq!(answer["id"], 7);
-        assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
-
+        let result = &direct.messages[0]["result"];
+        assert_eq!(result["resultType"], "complete", "{direct:?}");
         let rmcp = post(addr, &request, &[THROUGH_RMCP]).await;
-        assert_eq!(rmcp.status, 200, "{rmcp:?}");
-        assert!(
-            rmcp.content_type.starts_with("text/event-stream"),
-            "{rmcp:?}"
-        );
-        assert_eq!(
-            timeless(rmcp.messages),
-            timeless(direct.messages),
-            "the same answer to {request}"
-        );
+        same_answers(&request, direct, rmcp);
     }
     let sum = post(
         addr,
@@ -220,7 +316,7 @@ async fn log_messages_go_first_in_an_sse_stream_as_rmcp_sends_them() {
     assert_eq!(direct.messages[0]["params"]["data"], "starting");
     assert_eq!(direct.messages[1]["params"]["level"], "warning");
     let rmcp = post(addr, &request, &[THROUGH_RMCP]).await;
-    assert_eq!(rmcp.messages, direct.messages);
+    assert_eq!(timeless(rmcp.messages), timeless(direct.messages));
     handle.shutdown().await;
 }
 
@@ -352,13 +448,13 @@ async fn a_session_deleted_is_answered_204() {
 #[tokio::test]
 async fn a_stateless_call_during_a_drain_is_refused_retryable_with_its_id() {
     let drain = afd_runtime::ops::Drain::new();
-    let handle = McpServer::builder(Registry::global())
-        .drain(drain.clone())
-        .build()
-        .expect("a server")
-        .bind_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
-        .await
-        .expect("bound");
+    let handle = bind(
+        McpServer::builder(Registry::global())
+            .drain(drain.clone())
+            .build()
+            .expect("a server"),
+    )
+    .await;
     let addr = handle.local_addr();
     let before = post(addr, &call(7, "direct-add", json!({"a": 2, "b": 3})), &[]).await;
     assert_eq!(before.status, 200, "{before:?}");
@@ -372,4 +468,187 @@ async fn a_stateless_call_during_a_drain_is_refused_retryable_with_its_id() {
         "{refused:?}"
     );
     assert_eq!(refused.messages[0]["error"]["data"]["retryable"], true);
+}
+
+#[tokio::test]
+async fn a_session_call_is_answered_as_json_as_rmcp_would_answer_it() {
+    let handle = server(|options| options).await;
+    let addr = handle.local_addr();
+    let session = open_session(addr, json!({})).await;
+    let by_name = ("direct-add", json!({"a": 2, "b": 3}));
+    for (tool, arguments) in calls().into_iter().chain([by_name]) {
+        let request = session_call(7, tool, arguments);
+        let direct = on_session(addr, &session, &request, &[]).await;
+        let result = &direct.messages[0]["result"];
+        assert!(result.get("resultType").is_none(), "{direct:?}");
+        let rmcp = on_session(addr, &session, &request, &[THROUGH_RMCP]).await;
+        same_answers(&request, direct, rmcp);
+    }
+    // The headers a newer client adds, when they agree with the body, keep the call here.
+    let named = on_session(
+        addr,
+        &session,
+        &session_call(8, "direct-add", json!({"a": 1, "b": 1})),
+        &[("mcp-method", "tools/call"), ("mcp-name", "direct-add")],
+    )
+    .await;
+    assert_eq!(named.content_type, "application/json", "{named:?}");
+    assert_eq!(named.messages[0]["result"]["structuredContent"]["data"], 2);
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_session_call_that_changes_the_listing_announces_it_before_the_answer() {
+    let handle = bind(
+        McpServer::builder(Registry::global())
+            .session_tools(true)
+            .build()
+            .expect("a server"),
+    )
+    .await;
+    let addr = handle.local_addr();
+    let session = open_session(addr, json!({})).await;
+    let listed = |messages: &[Value]| -> Vec<String> {
+        messages[0]["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let before = on_session(addr, &session, &list, &[]).await;
+    assert!(!listed(&before.messages).contains(&"direct-add".to_owned()));
+
+    let loaded = on_session(
+        addr,
+        &session,
+        &session_call(
+            2,
+            "afd-discover",
+            json!({"search": "add two numbers", "activate": true, "limit": 1}),
+        ),
+        &[],
+    )
+    .await;
+    assert_eq!(loaded.content_type, "text/event-stream", "{loaded:?}");
+    assert_eq!(loaded.messages.len(), 2, "{loaded:?}");
+    assert_eq!(
+        loaded.messages[0],
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    );
+    assert_eq!(loaded.messages[1]["id"], 2);
+    assert_eq!(
+        loaded.messages[1]["result"]["structuredContent"]["data"]["loadedAfter"],
+        json!(["direct-add"]),
+        "{loaded:?}"
+    );
+    // rmcp's path serves the same session: the command is listed now.
+    let after = on_session(addr, &session, &list, &[]).await;
+    assert!(
+        listed(&after.messages).contains(&"direct-add".to_owned()),
+        "{after:?}"
+    );
+    // Another session's listing is its own.
+    let other = open_session(addr, json!({})).await;
+    let theirs = on_session(addr, &other, &list, &[]).await;
+    assert!(!listed(&theirs.messages).contains(&"direct-add".to_owned()));
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_client_the_server_may_ask_has_its_calls_served_by_rmcp() {
+    let handle = server(|options| options).await;
+    let addr = handle.local_addr();
+    for capabilities in [json!({"sampling": {}}), json!({"elicitation": {}})] {
+        let session = open_session(addr, capabilities).await;
+        let answered = on_session(
+            addr,
+            &session,
+            &session_call(3, "direct-add", json!({"a": 2, "b": 3})),
+            &[],
+        )
+        .await;
+        assert!(
+            answered.content_type.starts_with("text/event-stream"),
+            "{answered:?}"
+        );
+        assert_eq!(
+            answered.messages[0]["result"]["structuredContent"]["data"],
+            5
+        );
+    }
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_session_call_is_cancelled_by_notifications_cancelled() {
+    let handle = server(|options| options).await;
+    let addr = handle.local_addr();
+    let session = open_session(addr, json!({})).await;
+    let waiting = tokio::spawn({
+        let session = session.clone();
+        async move {
+            on_session(
+                addr,
+                &session,
+                &session_call(9, "direct-wait", json!({"ms": 30_000})),
+                &[],
+            )
+            .await
+        }
+    });
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let cancel = json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 9, "reason": "no longer needed"}
+    });
+    assert_eq!(on_session(addr, &session, &cancel, &[]).await.status, 202);
+    let answered = waiting.await.expect("answered");
+    assert!(started.elapsed() < Duration::from_secs(20), "not cancelled");
+    assert_eq!(answered.content_type, "application/json", "{answered:?}");
+    assert_eq!(answered.messages[0]["id"], 9);
+    assert_eq!(
+        answered.messages[0]["result"]["isError"], true,
+        "{answered:?}"
+    );
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn direct_calls_keep_their_session_from_idling_out_and_end_with_it() {
+    let idle = Duration::from_millis(800);
+    let handle = server(|options| options.session_idle_timeout(idle)).await;
+    let addr = handle.local_addr();
+    let session = open_session(addr, json!({})).await;
+    let add = session_call(4, "direct-add", json!({"a": 2, "b": 3}));
+    // Three idle timeouts of calls that rmcp's session does not see.
+    let until = Instant::now() + idle * 3;
+    while Instant::now() < until {
+        let answered = on_session(addr, &session, &add, &[]).await;
+        assert_eq!(answered.status, 200, "the session idled out: {answered:?}");
+        assert_eq!(answered.content_type, "application/json");
+        tokio::time::sleep(idle / 8).await;
+    }
+    // rmcp's path still knows the session.
+    let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"});
+    assert_eq!(on_session(addr, &session, &ping, &[]).await.status, 200);
+    // Left idle, it ends, for both paths.
+    tokio::time::sleep(idle * 2).await;
+    assert_eq!(on_session(addr, &session, &add, &[]).await.status, 404);
+
+    // A session closed with DELETE: its calls are not found.
+    let closed = open_session(addr, json!({})).await;
+    assert_eq!(on_session(addr, &closed, &add, &[]).await.status, 200);
+    let deleted = reqwest::Client::new()
+        .delete(format!("http://{addr}/mcp"))
+        .header("mcp-session-id", &closed)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status().as_u16(), 204);
+    assert_eq!(on_session(addr, &closed, &add, &[]).await.status, 404);
+    handle.shutdown().await;
 }

@@ -8,7 +8,9 @@
 //!   direct path as `application/json`;
 //! - `http/stateless_rmcp`: the same request with a weighted `Accept`, which the direct
 //!   path leaves to rmcp (a service per request, SSE);
-//! - `http/session_rmcp`: a 2025-11-25 session's call, through rmcp's session.
+//! - `http/session_direct`: a 2025-11-25 session's call, answered by the direct path on the
+//!   session's server;
+//! - `http/session_rmcp`: the same call with a weighted `Accept`, through rmcp's session.
 
 use criterion::Criterion;
 
@@ -29,8 +31,16 @@ fn main() {
                     .accept("application/json;q=1, text/event-stream;q=1"),
             ),
             (
-                "session_rmcp",
+                "session_direct",
                 Client::connect(&server, None).await.in_session().await,
+            ),
+            (
+                "session_rmcp",
+                Client::connect(&server, None)
+                    .await
+                    .accept("application/json;q=1, text/event-stream;q=1")
+                    .in_session()
+                    .await,
             ),
         ]
     });

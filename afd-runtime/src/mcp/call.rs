@@ -62,10 +62,10 @@ pub(super) struct ToolCall<'a> {
 pub(super) enum Outbound<'a> {
     /// Through rmcp's peer of the client, as they happen.
     Peer(&'a Peer<RoleServer>),
-    /// Held for the entrance to send before the answer: log messages only. The call has
-    /// no progress and cannot ask the client anything (the entrance takes only calls
-    /// without a progress token, on a protocol where the server asks the client nothing
-    /// mid-call).
+    /// Held for the entrance to send before the answer: log messages, and the notice of a
+    /// changed listing. The call has no progress and cannot ask the client anything (the
+    /// entrance takes only calls without a progress token, from a client the server cannot
+    /// ask anything mid-call).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Held,
 }
@@ -80,6 +80,10 @@ pub(super) struct Called {
     /// [held](Outbound::Held), in order.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(super) held: Vec<Value>,
+    /// Whether the call changed what `tools/list` shows its session, where the messages
+    /// were held: the entrance sends `notifications/tools/list_changed` before the answer.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(super) listing_changed: bool,
 }
 
 /// The JSON-RPC error message (-32603) of a `tools/call` that panicked outside its
@@ -155,6 +159,7 @@ impl McpServer {
                 answer,
                 notified: false,
                 held: Vec::new(),
+                listing_changed: false,
             };
         };
         // The call's own token: cancelled by the client's request, or by the drain once its
@@ -246,15 +251,24 @@ impl McpServer {
         log.flush().await;
         // Log messages that went out must reach the client before the answer.
         notified |= log.sent();
-        if let (Some(handle), Some(before), Some(peer)) = (followed.as_deref(), before, client) {
+        let mut listing_changed = false;
+        if let (Some(handle), Some(before)) = (followed.as_deref(), before) {
             let after = self.inner.dispatcher.session(handle).await;
             // A store that cannot be read now says nothing about a change: no notice.
             if let Ok(after) = after
                 && self.listing_changed(before.as_deref(), after.as_deref())
             {
                 notified = true;
-                if let Err(error) = peer.notify_tool_list_changed().await {
-                    tracing::debug!(%error, "could not send notifications/tools/list_changed");
+                match client {
+                    Some(peer) => {
+                        if let Err(error) = peer.notify_tool_list_changed().await {
+                            tracing::debug!(
+                                %error,
+                                "could not send notifications/tools/list_changed"
+                            );
+                        }
+                    }
+                    None => listing_changed = true,
                 }
             }
         }
@@ -262,6 +276,7 @@ impl McpServer {
             answer,
             notified,
             held: log.take_held(),
+            listing_changed,
         }
     }
 

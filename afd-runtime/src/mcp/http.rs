@@ -2,7 +2,8 @@
 //! static bearer token or an OAuth 2.1 resource server (feature `oauth`: every request's
 //! token checked, its caller shown only what its scopes cover, its sessions bound to its
 //! subject, a direct call beyond its scopes refused 403), and a bound on open sessions, in
-//! front of rmcp's streamable HTTP service.
+//! front of rmcp's streamable HTTP service; a plain `tools/call` (stateless, or on a session
+//! opened here) is answered on its connection by the direct path (`http_direct`).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -379,14 +380,15 @@ async fn post<S: ServerHandler + Send + 'static>(
             return plain(StatusCode::BAD_REQUEST, "could not read the request body");
         }
     };
-    // A stateless call that needs nothing of rmcp's transport: answered here, its body
-    // parsed once (a call the direct path takes is one rmcp reads as a `tools/call`, so the
-    // checks below for messages rmcp would misread have nothing to say of it).
+    // A call that needs nothing of rmcp's transport: answered here, its body parsed once (a
+    // call the direct path takes is one rmcp reads as a `tools/call`, so the checks below
+    // for messages rmcp would misread have nothing to say of it).
     if let Some(direct) = &front.direct
-        && let Some(call) = direct.take(&parts, &bytes)
+        && let Some(taken) = direct.take(&parts, &bytes)
     {
+        let call = &taken.call;
         let Some(work) = front.server.drain().enter() else {
-            return shutting_down(malformed::AnswerId::from(call.id));
+            return shutting_down(malformed::AnswerId::from(call.id.clone()));
         };
         if let Some(principal) = principal
             && let Some(required) = front
@@ -396,8 +398,24 @@ async fn post<S: ServerHandler + Send + 'static>(
             let id = malformed::AnswerId::from(call.id.clone());
             return front.insufficient_scope(principal, &call.params.name, id, &required);
         }
-        let response = http_direct::answer(&front.server, call, principal.cloned(), &parts).await;
+        if let (Some((session, _)), Some(gate), Some(id)) = (
+            &taken.session,
+            gate,
+            parts
+                .headers
+                .get(SESSION_HEADER)
+                .and_then(|id| id.to_str().ok()),
+        ) {
+            session
+                .keep_alive(&gate.manager, id, gate.idle_timeout)
+                .await;
+        }
+        let response = http_direct::answer(&front.server, taken, principal.cloned(), &parts).await;
         return response.map(|body| http_ops::counted(body, work));
+    }
+    // A session's `notifications/cancelled` may name a call of the direct path.
+    if let Some(direct) = &front.direct {
+        direct.cancelled(&parts, &bytes);
     }
     // A message rmcp would take for another method, or answer without its id.
     if let Some(refused) = malformed::refused(&bytes) {
@@ -442,7 +460,15 @@ async fn post<S: ServerHandler + Send + 'static>(
         _ => None,
     };
     let request = Request::from_parts(parts, Full::new(bytes.clone()));
-    let Ok(response) = service.call(request).await;
+    let answered = async {
+        let Ok(response) = service.call(request).await;
+        response
+    };
+    let response = match (&opening, &front.direct) {
+        // The session's server is kept for the direct path.
+        (Some(_), Some(direct)) => direct.opening(&bytes, answered).await,
+        _ => answered.await,
+    };
     // The session is in the manager once rmcp has answered its `initialize`.
     drop(opening);
     if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
@@ -674,7 +700,12 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
                 .await;
         }
         match (&session, deleting) {
-            (Some(id), true) if response.status().is_success() => self.clock.close(id, None),
+            (Some(id), true) if response.status().is_success() => {
+                if let Some(direct) = &self.direct {
+                    direct.closed(id);
+                }
+                self.clock.close(id, None);
+            }
             (None, false) => {
                 if let Some(opened) = response
                     .headers()
@@ -1025,8 +1056,14 @@ impl McpServer {
     pub async fn bind_http(self, options: HttpOptions) -> std::io::Result<HttpHandle> {
         let server = self.for_http();
         let connections = server.clone();
-        // A clone per HTTP session: each has its own transport session.
-        serve(server, move || connections.clone(), options, true).await
+        // A clone per HTTP session: each has its own transport session. The front keeps a
+        // weak handle on it, for the direct path's calls of the session.
+        let connection = move || {
+            let session = connections.clone();
+            http_direct::made(&session);
+            session
+        };
+        serve(server, connection, options, true).await
     }
 
     /// Binds the streamable HTTP endpoint for another handler over this server's catalog (a

@@ -1,21 +1,38 @@
-//! The HTTP front's direct path: a `tools/call` of the stateless protocol (2026-07-28, no
-//! session) answered on the connection's task, through the same call path as every other
-//! call, as one `application/json` response (or, when the call logged messages to the
-//! client, an SSE stream of them followed by the answer).
+//! The HTTP front's direct path: a `tools/call` answered on the connection's task, through
+//! the same call path as every other call, as one `application/json` response (or, when
+//! the call logged messages to the client or changed its session's listing, an SSE stream
+//! of those notifications followed by the answer).
 //!
-//! rmcp would build a service for the request, spawn four tasks and hop between them over
-//! three channels, then frame the answer as SSE. A request is taken here only when every
-//! check rmcp makes of it is sure to pass: its `Host` among the allowed hosts by rmcp's own
+//! rmcp would build a service for a stateless request, or pass a session's request to the
+//! session's task, spawn tasks and hop between them over channels, then frame the answer as
+//! SSE. A request is taken here only when every check rmcp makes of it is sure to pass and
+//! nothing in it needs rmcp's machinery: its `Host` among the allowed hosts by rmcp's own
 //! rule, no `Origin` (browsers go through rmcp's origin check), both media types accepted
-//! without weights, the protocol version 2026-07-28 in the header and in `_meta` alike,
-//! the client's capabilities in `_meta`, `Mcp-Method` and `Mcp-Name` naming the method and
-//! tool, no `Mcp-Param-*` header, no progress token (progress needs rmcp's stream). Any
-//! other request, a faulty one included, goes to rmcp, which answers it as before. The
+//! without weights, no `Mcp-Param-*` header, no progress token (progress needs rmcp's
+//! stream), and either
+//!
+//! - the stateless protocol: version 2026-07-28 in the header and in `_meta` alike, the
+//!   client's capabilities in `_meta`, `Mcp-Method` and `Mcp-Name` naming the method and
+//!   tool; or
+//! - an initialised session of the 2025-11-25 protocol (or an earlier one with sessions):
+//!   the session opened through this front, still open, its client one the server cannot
+//!   ask anything mid-call (no sampling or elicitation capability), the protocol header
+//!   absent or a known version with sessions, no per-request version in `_meta`. The call
+//!   runs on the session's own server (its context stack, its log level), can be cancelled
+//!   with `notifications/cancelled` on the session, and keeps rmcp's session from idling
+//!   out.
+//!
+//! Any other request, a faulty one included, goes to rmcp, which answers it as before. The
 //! front's own checks (path, token, session owner, body, drain, scopes) come first either
 //! way.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
@@ -24,13 +41,17 @@ use hyper::Response;
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::http::request::Parts;
 use rmcp::model::{ErrorCode, JsonObject, ProtocolVersion};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use super::SESSION_META;
 use super::call::{CALL_PANICKED, Outbound, ToolCall};
+use super::http::SESSION_HEADER;
 use super::http_ops::Body;
+use super::server::WeakServer;
 use super::stream::wire::{self, CallParams, CallRequest};
 use crate::auth::Principal;
 
@@ -40,12 +61,21 @@ const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CLIENT: &str = "io.modelcontextprotocol/clientInfo";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
-/// What the direct path knows of the endpoint: the hosts rmcp allows, and the tools whose
-/// schemas ask for `Mcp-Param-*` headers (which rmcp checks; the direct path does not).
+/// What the direct path knows of the endpoint: the hosts rmcp allows, the tools whose
+/// schemas ask for `Mcp-Param-*` headers (which rmcp checks; the direct path does not), and
+/// the sessions it may answer calls of.
 pub(super) struct Direct {
     /// Host and port (`None`: any port), as rmcp reads its allowed hosts; empty: any host.
     hosts: Vec<(String, Option<u16>)>,
     header_params: HashSet<String>,
+    sessions: Sessions,
+}
+
+/// A call the direct path takes, and the session it belongs to with the session's server
+/// (none: stateless).
+pub(super) struct Taken<'a> {
+    pub(super) call: CallRequest<'a>,
+    pub(super) session: Option<(Arc<Session>, McpServer)>,
 }
 
 impl Direct {
@@ -77,48 +107,73 @@ impl Direct {
         Direct {
             hosts,
             header_params,
+            sessions: Sessions::default(),
         }
     }
 
     /// The call in `body` if the direct path takes the request, else `None` (rmcp takes
     /// it).
-    pub(super) fn take<'a>(&self, parts: &Parts, body: &'a [u8]) -> Option<CallRequest<'a>> {
+    pub(super) fn take<'a>(&self, parts: &Parts, body: &'a [u8]) -> Option<Taken<'a>> {
         let headers = &parts.headers;
-        let version = ProtocolVersion::V_2026_07_28.as_str();
         if headers.contains_key(hyper::header::ORIGIN)
-            || headers.contains_key(super::http::SESSION_HEADER)
             || !self.host_allowed(parts)
             || !accepts_both(headers)
-            || only(headers, "mcp-protocol-version")? != version.as_bytes()
-            || only(headers, "mcp-method")? != b"tools/call"
             || headers
                 .keys()
                 .any(|name| name.as_str().starts_with("mcp-param-"))
         {
             return None;
         }
+        let stateless = ProtocolVersion::V_2026_07_28.as_str();
+        let session = match headers.get(SESSION_HEADER) {
+            None => {
+                if only(headers, "mcp-protocol-version")? != stateless.as_bytes()
+                    || only(headers, "mcp-method")? != b"tools/call"
+                {
+                    return None;
+                }
+                None
+            }
+            Some(_) => {
+                let session = self.sessions.get(only(headers, SESSION_HEADER)?)?;
+                let version_ok = match optional(headers, "mcp-protocol-version")? {
+                    None => true,
+                    Some(version) => ProtocolVersion::KNOWN_VERSIONS.iter().any(|known| {
+                        known.has_initialize() && known.as_str().as_bytes() == version
+                    }),
+                };
+                if !version_ok
+                    || optional(headers, "mcp-method")?.is_some_and(|m| m != b"tools/call")
+                {
+                    return None;
+                }
+                Some(session)
+            }
+        };
         let call: CallRequest<'a> = serde_json::from_slice(body).ok()?;
-        let meta = call.params.meta.as_ref()?;
+        let name_header = match &session {
+            None => Some(only(headers, "mcp-name")?),
+            Some(_) => optional(headers, "mcp-name")?,
+        };
+        let meta = call.params.meta.as_ref();
+        let meta_ok = match &session {
+            None => meta.is_some_and(|meta| {
+                meta.get(META_VERSION).and_then(Value::as_str) == Some(stateless)
+                    && meta.get(META_CAPABILITIES).is_some_and(Value::is_object)
+                    && meta.keys().all(|key| {
+                        matches!(key.as_str(), META_VERSION | META_CLIENT | META_CAPABILITIES)
+                            || traced_or_named(key)
+                    })
+            }),
+            Some(_) => meta.is_none_or(|meta| meta.keys().all(|key| traced_or_named(key))),
+        };
         let plain = call.jsonrpc == "2.0"
             && call.method == "tools/call"
             && (call.id.is_string() || call.id.is_i64())
-            && only(headers, "mcp-name")? == call.params.name.as_bytes()
+            && name_header.is_none_or(|name| name == call.params.name.as_bytes())
             && (self.header_params.is_empty() || !self.header_params.contains(&call.params.name))
-            && meta.get(META_VERSION).and_then(Value::as_str) == Some(version)
-            && meta.get(META_CAPABILITIES).is_some_and(Value::is_object)
-            && meta.keys().all(|key| {
-                matches!(
-                    key.as_str(),
-                    META_VERSION
-                        | META_CLIENT
-                        | META_CAPABILITIES
-                        | SESSION_META
-                        | "traceparent"
-                        | "tracestate"
-                        | "baggage"
-                )
-            });
-        plain.then_some(call)
+            && meta_ok;
+        plain.then_some(Taken { call, session })
     }
 
     /// Whether rmcp would let the request's `Host` through: its rule, word for word.
@@ -141,6 +196,203 @@ impl Direct {
             *allowed == name && allowed_port.is_none_or(|allowed_port| port == Some(allowed_port))
         })
     }
+
+    /// Runs `initialize`, rmcp's answer to a request that opens a session, and keeps the
+    /// session's server for the direct path when the answer opened one for a client the
+    /// server cannot ask anything mid-call (`body` is the `initialize` request).
+    pub(super) async fn opening<R>(
+        &self,
+        body: &[u8],
+        initialize: impl Future<Output = Response<R>>,
+    ) -> Response<R> {
+        let (response, opened) = OPENED
+            .scope(RefCell::new(None), async {
+                let response = initialize.await;
+                (response, OPENED.with(|opened| opened.borrow_mut().take()))
+            })
+            .await;
+        if let (Some(server), Some(id)) = (
+            opened,
+            response
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|id| id.to_str().ok()),
+        ) && response.status().is_success()
+            && !asks_client(body)
+        {
+            self.sessions.open(id, server);
+        }
+        response
+    }
+
+    /// Forgets session `id` (closed).
+    pub(super) fn closed(&self, id: &str) {
+        self.sessions.close(id);
+    }
+
+    /// Cancels the direct call a `notifications/cancelled` on a session names (rmcp, which
+    /// gets the notification too, does not know the call).
+    pub(super) fn cancelled(&self, parts: &Parts, body: &[u8]) {
+        let Some(session) = parts
+            .headers
+            .get(SESSION_HEADER)
+            .and_then(|id| self.sessions.get(id.as_bytes()))
+            .map(|(session, _)| session)
+        else {
+            return;
+        };
+        #[derive(Deserialize)]
+        struct Cancelled {
+            method: String,
+            params: CancelledParams,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct CancelledParams {
+            request_id: Value,
+        }
+        if let Ok(cancelled) = serde_json::from_slice::<Cancelled>(body)
+            && cancelled.method == "notifications/cancelled"
+        {
+            session.cancel(&cancelled.params.request_id);
+        }
+    }
+}
+
+tokio::task_local! {
+    /// The server made for the session an `initialize` being answered opens.
+    static OPENED: RefCell<Option<WeakServer>>;
+}
+
+/// Notes `server` as the one made for the session being opened, where a front is opening
+/// one (called from the per-session factory).
+pub(super) fn made(server: &McpServer) {
+    let _ = OPENED.try_with(|opened| *opened.borrow_mut() = Some(server.downgrade()));
+}
+
+/// Whether an `initialize` declares a client the server may ask something mid-call
+/// (sampling, elicitation): its calls need rmcp's request stream.
+fn asks_client(initialize: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Initialize {
+        params: Params,
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        capabilities: serde_json::Map<String, Value>,
+    }
+    serde_json::from_slice::<Initialize>(initialize).map_or(true, |initialize| {
+        let capabilities = initialize.params.capabilities;
+        capabilities.contains_key("sampling") || capabilities.contains_key("elicitation")
+    })
+}
+
+/// Whether a `_meta` member is one the call path reads or traces carry.
+fn traced_or_named(key: &str) -> bool {
+    matches!(key, SESSION_META | "traceparent" | "tracestate" | "baggage")
+}
+
+/// The sessions the direct path answers calls of, by id. A session's server is held
+/// weakly: rmcp holds it while the session lasts, and a session rmcp ended is found gone.
+#[derive(Default)]
+struct Sessions {
+    open: RwLock<HashMap<Box<str>, Arc<Session>>>,
+    /// How many were kept after the last sweep of ended ones.
+    swept: AtomicUsize,
+}
+
+impl Sessions {
+    /// Session `id` and its server, while both last.
+    fn get(&self, id: &[u8]) -> Option<(Arc<Session>, McpServer)> {
+        let id = std::str::from_utf8(id).ok()?;
+        let open = self.open.read().unwrap_or_else(PoisonError::into_inner);
+        let session = open.get(id)?;
+        Some((session.clone(), session.server.upgrade()?))
+    }
+
+    fn open(&self, id: &str, server: WeakServer) {
+        let mut open = self.open.write().unwrap_or_else(PoisonError::into_inner);
+        // Sessions rmcp ended without a DELETE (idle) are swept as the map doubles.
+        if open.len() >= 2 * self.swept.load(Ordering::Relaxed).max(16) {
+            open.retain(|_, session| session.server.is_alive());
+            self.swept.store(open.len(), Ordering::Relaxed);
+        }
+        open.insert(
+            id.into(),
+            Arc::new(Session {
+                server,
+                touched: AtomicU64::new(0),
+                since: Instant::now(),
+                calls: Mutex::default(),
+            }),
+        );
+    }
+
+    fn close(&self, id: &str) {
+        self.open
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+    }
+}
+
+/// A session the direct path answers calls of.
+pub(super) struct Session {
+    server: WeakServer,
+    /// When rmcp last heard of the session, in milliseconds from `since`.
+    touched: AtomicU64,
+    since: Instant,
+    /// The calls in flight, by their id's JSON text, for `notifications/cancelled`.
+    calls: Mutex<HashMap<String, CancellationToken>>,
+}
+
+impl Session {
+    /// Keeps rmcp's session `id` from idling out while its calls come here: rmcp ends a
+    /// session `idle` after the last message it saw, so it is sent a message that does
+    /// nothing (closing a request stream that does not exist) once an eighth of `idle` has
+    /// passed since the last, which leaves the session at least seven eighths of `idle`
+    /// after its last call.
+    pub(super) async fn keep_alive(&self, manager: &LocalSessionManager, id: &str, idle: Duration) {
+        let now = u64::try_from(self.since.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let every = u64::try_from(idle.as_millis() / 8).unwrap_or(u64::MAX);
+        let touched = self.touched.load(Ordering::Relaxed);
+        if now.saturating_sub(touched) < every
+            || self
+                .touched
+                .compare_exchange(touched, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let handle = manager.sessions.read().await.get(id).cloned();
+        if let Some(handle) = handle {
+            // rmcp numbers its request streams from zero; this one never exists.
+            let _ = handle.close_request_wise_channel(u64::MAX).await;
+        }
+    }
+
+    fn cancel(&self, id: &Value) {
+        let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(token) = calls.get(&id.to_string()) {
+            token.cancel();
+        }
+    }
+}
+
+/// A call in flight on a session, cancellable until it ends.
+struct InFlight<'s> {
+    session: &'s Session,
+    id: String,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.session
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
+    }
 }
 
 /// A host as rmcp compares it: without brackets, in lower case.
@@ -155,6 +407,16 @@ fn only<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h [u8]> {
     let mut values = headers.get_all(name).iter();
     let first = values.next()?;
     values.next().is_none().then(|| first.as_bytes())
+}
+
+/// The value of a header sent at most once: `Some(None)` when absent, `None` when
+/// repeated.
+fn optional<'h>(headers: &'h HeaderMap, name: &str) -> Option<Option<&'h [u8]>> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else {
+        return Some(None);
+    };
+    values.next().is_none().then(|| Some(first.as_bytes()))
 }
 
 /// Whether `Accept` lists both `application/json` and `text/event-stream`, with no
@@ -177,14 +439,16 @@ fn accepts_both(headers: &HeaderMap) -> bool {
     json && sse
 }
 
-/// Answers `call` on this task: `application/json`, or `text/event-stream` with the log
-/// messages the call sent its client before the answer.
+/// Answers `taken` on this task on `server` (a session's call, on its session's server):
+/// `application/json`, or `text/event-stream` with the notifications the call sent its
+/// client before the answer.
 pub(super) async fn answer(
     server: &McpServer,
-    call: CallRequest<'_>,
+    taken: Taken<'_>,
     principal: Option<Principal>,
     parts: &Parts,
 ) -> Response<Body> {
+    let Taken { call, session } = taken;
     let CallRequest { id, params, .. } = call;
     let CallParams {
         name,
@@ -200,14 +464,32 @@ pub(super) async fn answer(
         Value::String(id) => id.clone(),
         other => other.to_string(),
     };
-    let this = server.seen_by(principal.as_ref());
+    let this = match &session {
+        Some((_, server)) => server,
+        None => server,
+    }
+    .seen_by(principal.as_ref());
+    let cancel = CancellationToken::new();
+    let _in_flight = session.as_ref().map(|(session, _)| {
+        let id = id.to_string();
+        session
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.clone(), cancel.clone());
+        InFlight {
+            session: session.as_ref(),
+            id,
+        }
+    });
+    let stateless = session.is_none();
     let call = ToolCall {
         name: &name,
         arguments: Value::Object(arguments.unwrap_or_default()),
         meta: meta.as_ref().map(|meta| meta as &JsonObject),
-        cancel: CancellationToken::new(),
+        cancel,
         peer: Outbound::Held,
-        legacy: false,
+        legacy: !stateless,
         principal,
         request_id: Some(request_id),
         origin,
@@ -215,21 +497,26 @@ pub(super) async fn answer(
     let called = AssertUnwindSafe(this.run_tool_call(call))
         .catch_unwind()
         .await;
-    let (held, answer) = match called {
-        Ok(called) => (called.held, wire::response_json(&id, called.answer, true)),
+    let (held, listing_changed, answer) = match called {
+        Ok(called) => (
+            called.held,
+            called.listing_changed,
+            wire::response_json(&id, called.answer, stateless),
+        ),
         Err(_) => {
             tracing::error!(tool = %name, "a tools/call panicked outside its handler");
             let id = super::stream::malformed::AnswerId::from(id);
             let mut line = wire::error_line(&id, ErrorCode::INTERNAL_ERROR, CALL_PANICKED, None);
             line.pop();
-            (Vec::new(), line)
+            (Vec::new(), false, line)
         }
     };
-    if held.is_empty() {
+    if held.is_empty() && !listing_changed {
         return with_type(answer, "application/json");
     }
-    // The log messages first, then the answer: one SSE event each.
-    let mut stream = Vec::with_capacity(answer.len() + 256 * held.len());
+    // The log messages first, then the changed listing, then the answer: one SSE event
+    // each.
+    let mut stream = Vec::with_capacity(answer.len() + 256 * held.len() + 96);
     for params in held {
         let notification = serde_json::json!({
             "jsonrpc": "2.0", "method": "notifications/message", "params": params
@@ -237,6 +524,11 @@ pub(super) async fn answer(
         stream.extend_from_slice(b"data: ");
         serde_json::to_writer(&mut stream, &notification).expect("a notification serialises");
         stream.extend_from_slice(b"\n\n");
+    }
+    if listing_changed {
+        stream.extend_from_slice(
+            b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
+        );
     }
     stream.extend_from_slice(b"data: ");
     stream.extend_from_slice(&answer);

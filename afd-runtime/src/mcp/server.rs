@@ -178,6 +178,30 @@ impl Clone for McpServer {
     }
 }
 
+/// A server whose connection is held weakly: the HTTP front's handle on a session's server,
+/// which rmcp holds while the session lasts, so that the front's handle does not keep it.
+#[cfg(feature = "http")]
+pub(super) struct WeakServer {
+    inner: Arc<Inner>,
+    connection: std::sync::Weak<Connection>,
+}
+
+#[cfg(feature = "http")]
+impl WeakServer {
+    /// The server, while its connection lasts.
+    pub(super) fn upgrade(&self) -> Option<McpServer> {
+        Some(McpServer {
+            inner: self.inner.clone(),
+            connection: self.connection.upgrade()?,
+        })
+    }
+
+    /// Whether its connection still lasts.
+    pub(super) fn is_alive(&self) -> bool {
+        self.connection.strong_count() > 0
+    }
+}
+
 impl fmt::Debug for McpServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpServer")
@@ -193,6 +217,15 @@ impl McpServer {
     /// log sinks of its calls.
     pub(super) fn log_level(&self) -> &Arc<LevelCell> {
         &self.connection.log_level
+    }
+
+    /// This server, its connection held weakly.
+    #[cfg(feature = "http")]
+    pub(super) fn downgrade(&self) -> WeakServer {
+        WeakServer {
+            inner: self.inner.clone(),
+            connection: Arc::downgrade(&self.connection),
+        }
     }
 
     /// This server's catalog served on `other`'s connection (its transport session, and
