@@ -4,7 +4,7 @@
 //! rmcp would refuse still refused as rmcp refuses it; a session's calls cancellable, its
 //! state shared with rmcp's path, and the session kept from idling out; no stall on a
 //! kept-alive connection whose client leaves Nagle's algorithm on; a session's `DELETE`
-//! answered 204.
+//! answered 204; progress streamed as it is reported.
 
 use std::io::{BufRead, BufReader, Read as _, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -40,6 +40,26 @@ async fn direct_wait(input: Wait, ctx: &CommandContext) -> Result<u64, CommandEr
 struct Wait {
     ms: u64,
 }
+
+/// Reports a step done, waits for [`GO`] when told to, reports the second, and answers.
+#[command(category = "direct")]
+async fn direct_steps(input: Steps, ctx: &CommandContext) -> u64 {
+    ctx.report_progress(1.0, Some(2.0), Some("first".into()))
+        .await;
+    if input.wait {
+        GO.notified().await;
+    }
+    ctx.report_progress(2.0, Some(2.0), None).await;
+    2
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Steps {
+    wait: bool,
+}
+
+/// Lets a waiting `direct-steps` go on.
+static GO: tokio::sync::Notify = tokio::sync::Notify::const_new();
 
 /// Tells its client what it does, then answers.
 #[command(category = "direct")]
@@ -149,6 +169,13 @@ async fn open_session(addr: SocketAddr, capabilities: Value) -> String {
     id
 }
 
+/// A server with the default options, and a session open on it.
+async fn serving_a_session() -> (HttpHandle, String) {
+    let handle = server(|options| options).await;
+    let session = open_session(handle.local_addr(), json!({})).await;
+    (handle, session)
+}
+
 /// A `tools/call` of `tool` as a 2025-11-25 client sends it on a session.
 fn session_call(id: u64, tool: &str, arguments: Value) -> Value {
     json!({
@@ -198,6 +225,15 @@ async fn send(
         content_type,
         messages,
     }
+}
+
+/// The method of each message answered, `(answer)` for the response.
+fn methods(answered: &Answered) -> Vec<&str> {
+    answered
+        .messages
+        .iter()
+        .map(|message| message["method"].as_str().unwrap_or("(answer)"))
+        .collect()
 }
 
 /// `messages` without the execution times their results report (which differ call by
@@ -304,13 +340,8 @@ async fn log_messages_go_first_in_an_sse_stream_as_rmcp_sends_them() {
         direct.content_type.starts_with("text/event-stream"),
         "{direct:?}"
     );
-    let methods: Vec<&str> = direct
-        .messages
-        .iter()
-        .map(|message| message["method"].as_str().unwrap_or("(answer)"))
-        .collect();
     assert_eq!(
-        methods,
+        methods(&direct),
         ["notifications/message", "notifications/message", "(answer)"]
     );
     assert_eq!(direct.messages[0]["params"]["data"], "starting");
@@ -472,9 +503,8 @@ async fn a_stateless_call_during_a_drain_is_refused_retryable_with_its_id() {
 
 #[tokio::test]
 async fn a_session_call_is_answered_as_json_as_rmcp_would_answer_it() {
-    let handle = server(|options| options).await;
+    let (handle, session) = serving_a_session().await;
     let addr = handle.local_addr();
-    let session = open_session(addr, json!({})).await;
     let by_name = ("direct-add", json!({"a": 2, "b": 3}));
     for (tool, arguments) in calls().into_iter().chain([by_name]) {
         let request = session_call(7, tool, arguments);
@@ -583,9 +613,8 @@ async fn a_client_the_server_may_ask_has_its_calls_served_by_rmcp() {
 
 #[tokio::test]
 async fn a_session_call_is_cancelled_by_notifications_cancelled() {
-    let handle = server(|options| options).await;
+    let (handle, session) = serving_a_session().await;
     let addr = handle.local_addr();
-    let session = open_session(addr, json!({})).await;
     let waiting = tokio::spawn({
         let session = session.clone();
         async move {
@@ -650,5 +679,100 @@ async fn direct_calls_keep_their_session_from_idling_out_and_end_with_it() {
         .unwrap();
     assert_eq!(deleted.status().as_u16(), 204);
     assert_eq!(on_session(addr, &closed, &add, &[]).await.status, 404);
+    handle.shutdown().await;
+}
+
+/// `call` with a progress token in its `_meta`.
+fn with_progress_token(mut call: Value, token: &str) -> Value {
+    let params = call["params"].as_object_mut().expect("params");
+    let meta = params.entry("_meta").or_insert_with(|| json!({}));
+    meta["progressToken"] = json!(token);
+    call
+}
+
+#[tokio::test]
+async fn progress_reported_at_once_goes_before_the_answer_as_rmcp_sends_it() {
+    let (handle, session) = serving_a_session().await;
+    let addr = handle.local_addr();
+    let arguments = json!({"command": "direct-steps", "input": {"wait": false}});
+    let stateless = with_progress_token(call(5, "afd-call", arguments.clone()), "p-5");
+    let on = with_progress_token(session_call(6, "afd-call", arguments), "p-6");
+    let answers = [
+        (
+            post(addr, &stateless, &[]).await,
+            post(addr, &stateless, &[THROUGH_RMCP]).await,
+        ),
+        (
+            on_session(addr, &session, &on, &[]).await,
+            on_session(addr, &session, &on, &[THROUGH_RMCP]).await,
+        ),
+    ];
+    for (direct, rmcp) in answers {
+        assert_eq!(direct.content_type, "text/event-stream", "{direct:?}");
+        assert_eq!(
+            methods(&direct),
+            [
+                "notifications/progress",
+                "notifications/progress",
+                "(answer)"
+            ]
+        );
+        assert_eq!(direct.messages[0]["params"]["message"], "first");
+        assert_eq!(direct.messages[2]["result"]["structuredContent"]["data"], 2);
+        assert_eq!(timeless(rmcp.messages), timeless(direct.messages));
+    }
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn progress_of_a_call_still_running_is_streamed_as_it_is_reported() {
+    let (handle, session) = serving_a_session().await;
+    let addr = handle.local_addr();
+    let request = with_progress_token(
+        session_call(
+            7,
+            "afd-call",
+            json!({"command": "direct-steps", "input": {"wait": true}}),
+        ),
+        "p-7",
+    );
+    let mut response = reqwest::Client::new()
+        .post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .body(request.to_string())
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    // The first report arrives while the call waits: the body is written as it runs.
+    let mut text = String::new();
+    while !text.contains("\n\n") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk())
+            .await
+            .expect("the first progress, before the call ends")
+            .expect("a chunk")
+            .expect("more of the body");
+        text.push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
+    }
+    assert!(text.contains("notifications/progress"), "{text}");
+    assert!(text.contains("\"first\""), "{text}");
+    assert!(!text.contains("\"result\""), "{text}");
+    GO.notify_one();
+    while let Some(chunk) = response.chunk().await.expect("the rest") {
+        text.push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
+    }
+    let messages: Vec<Value> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).expect("JSON"))
+        .collect();
+    assert_eq!(messages.len(), 3, "{text}");
+    assert_eq!(messages[1]["params"]["progress"], 2.0);
+    assert_eq!(messages[1]["params"]["progressToken"], "p-7");
+    assert_eq!(messages[2]["id"], 7);
+    assert_eq!(messages[2]["result"]["structuredContent"]["data"], 2);
     handle.shutdown().await;
 }

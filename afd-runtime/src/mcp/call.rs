@@ -8,10 +8,11 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, JsonObject, ProgressToken};
+use rmcp::model::{CallToolResult, JsonObject, ProgressNotificationParam, ProgressToken};
 use rmcp::{Peer, RoleServer};
 use serde::{Deserialize as _, Serialize};
 use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
@@ -63,11 +64,11 @@ pub(super) enum Outbound<'a> {
     /// Through rmcp's peer of the client, as they happen.
     Peer(&'a Peer<RoleServer>),
     /// Held for the entrance to send before the answer: log messages, and the notice of a
-    /// changed listing. The call has no progress and cannot ask the client anything (the
-    /// entrance takes only calls without a progress token, from a client the server cannot
-    /// ask anything mid-call).
+    /// changed listing; progress, where the request asked for it, goes into the entrance's
+    /// channel as it is reported. The call cannot ask the client anything (the entrance
+    /// takes only calls from a client the server cannot ask anything mid-call).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    Held,
+    Held(Option<&'a UnboundedSender<ProgressNotificationParam>>),
 }
 
 /// What a [`ToolCall`] produced.
@@ -185,19 +186,21 @@ impl McpServer {
             .and_then(|token| ProgressToken::deserialize(token).ok());
         let mut notified = progress.is_some();
         // The handler's log messages, sampling and elicitation go to this client.
-        let client = match peer {
-            Outbound::Peer(peer) => Some(peer),
-            Outbound::Held => None,
+        let (client, progress_to) = match peer {
+            Outbound::Peer(peer) => (Some(peer), None),
+            Outbound::Held(progress_to) => (None, progress_to),
         };
         let log = McpLog::new(client.cloned(), self.log_level().clone());
         ctx = ctx.with_log(Arc::new(log.clone()));
         if let Some(peer) = client {
             ctx = ctx.with_client(Arc::new(McpClient::new(peer.clone())));
         }
-        if let Some(token) = progress
-            && let Some(peer) = client
-        {
-            let progress = Progress::new(peer.clone(), token);
+        let progress = match (progress, client, progress_to) {
+            (Some(token), Some(peer), _) => Some(Progress::new(peer.clone(), token)),
+            (Some(token), None, Some(answer)) => Some(Progress::for_answer(answer.clone(), token)),
+            _ => None,
+        };
+        if let Some(progress) = progress {
             ctx = ctx
                 .with_state(progress.clone())
                 .with_progress(Arc::new(progress));

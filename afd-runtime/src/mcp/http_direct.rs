@@ -8,8 +8,7 @@
 //! SSE. A request is taken here only when every check rmcp makes of it is sure to pass and
 //! nothing in it needs rmcp's machinery: its `Host` among the allowed hosts by rmcp's own
 //! rule, no `Origin` (browsers go through rmcp's origin check), both media types accepted
-//! without weights, no `Mcp-Param-*` header, no progress token (progress needs rmcp's
-//! stream), and either
+//! without weights, no `Mcp-Param-*` header, and either
 //!
 //! - the stateless protocol: version 2026-07-28 in the header and in `_meta` alike, the
 //!   client's capabilities in `_meta`, `Mcp-Method` and `Mcp-Name` naming the method and
@@ -22,33 +21,42 @@
 //!   with `notifications/cancelled` on the session, and keeps rmcp's session from idling
 //!   out.
 //!
+//! A call with a progress token that does not end when first polled is answered as an SSE
+//! stream whose body runs the rest of the call: each `notifications/progress` as it is
+//! reported, then the other notifications and the answer.
+//!
 //! Any other request, a faulty one included, goes to rmcp, which answers it as before. The
 //! front's own checks (path, token, session owner, body, drain, scopes) come first either
 //! way.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
 use http_body_util::{BodyExt as _, Full};
 use hyper::Response;
+use hyper::body::Frame;
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::http::request::Parts;
-use rmcp::model::{ErrorCode, JsonObject, ProtocolVersion};
+use rmcp::model::{ErrorCode, JsonObject, ProgressNotificationParam, ProtocolVersion};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::Deserialize;
 use serde_json::Value;
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use super::SESSION_META;
-use super::call::{CALL_PANICKED, Outbound, ToolCall};
+use super::call::{CALL_PANICKED, Called, Outbound, PROGRESS_TOKEN, ToolCall};
 use super::http::SESSION_HEADER;
 use super::http_ops::Body;
 use super::server::WeakServer;
@@ -156,17 +164,21 @@ impl Direct {
             Some(_) => optional(headers, "mcp-name")?,
         };
         let meta = call.params.meta.as_ref();
-        let meta_ok = match &session {
-            None => meta.is_some_and(|meta| {
-                meta.get(META_VERSION).and_then(Value::as_str) == Some(stateless)
-                    && meta.get(META_CAPABILITIES).is_some_and(Value::is_object)
-                    && meta.keys().all(|key| {
-                        matches!(key.as_str(), META_VERSION | META_CLIENT | META_CAPABILITIES)
-                            || traced_or_named(key)
-                    })
-            }),
-            Some(_) => meta.is_none_or(|meta| meta.keys().all(|key| traced_or_named(key))),
-        };
+        let token_ok = meta
+            .and_then(|meta| meta.get(PROGRESS_TOKEN))
+            .is_none_or(|token| token.is_string() || token.is_i64() || token.is_u64());
+        let meta_ok = token_ok
+            && match &session {
+                None => meta.is_some_and(|meta| {
+                    meta.get(META_VERSION).and_then(Value::as_str) == Some(stateless)
+                        && meta.get(META_CAPABILITIES).is_some_and(Value::is_object)
+                        && meta.keys().all(|key| {
+                            matches!(key.as_str(), META_VERSION | META_CLIENT | META_CAPABILITIES)
+                                || traced_or_named(key)
+                        })
+                }),
+                Some(_) => meta.is_none_or(|meta| meta.keys().all(|key| traced_or_named(key))),
+            };
         let plain = call.jsonrpc == "2.0"
             && call.method == "tools/call"
             && (call.id.is_string() || call.id.is_i64())
@@ -289,7 +301,10 @@ fn asks_client(initialize: &[u8]) -> bool {
 
 /// Whether a `_meta` member is one the call path reads or traces carry.
 fn traced_or_named(key: &str) -> bool {
-    matches!(key, SESSION_META | "traceparent" | "tracestate" | "baggage")
+    matches!(
+        key,
+        SESSION_META | PROGRESS_TOKEN | "traceparent" | "tracestate" | "baggage"
+    )
 }
 
 /// The sessions the direct path answers calls of, by id. A session's server is held
@@ -380,12 +395,12 @@ impl Session {
 }
 
 /// A call in flight on a session, cancellable until it ends.
-struct InFlight<'s> {
-    session: &'s Session,
+struct InFlight {
+    session: Arc<Session>,
     id: String,
 }
 
-impl Drop for InFlight<'_> {
+impl Drop for InFlight {
     fn drop(&mut self) {
         self.session
             .calls
@@ -441,7 +456,8 @@ fn accepts_both(headers: &HeaderMap) -> bool {
 
 /// Answers `taken` on this task on `server` (a session's call, on its session's server):
 /// `application/json`, or `text/event-stream` with the notifications the call sent its
-/// client before the answer.
+/// client before the answer; a call with a progress token that does not end when first
+/// polled, as a stream that runs the rest of it.
 pub(super) async fn answer(
     server: &McpServer,
     taken: Taken<'_>,
@@ -464,76 +480,203 @@ pub(super) async fn answer(
         Value::String(id) => id.clone(),
         other => other.to_string(),
     };
-    let this = match &session {
-        Some((_, server)) => server,
-        None => server,
-    }
-    .seen_by(principal.as_ref());
-    let cancel = CancellationToken::new();
-    let _in_flight = session.as_ref().map(|(session, _)| {
-        let id = id.to_string();
-        session
-            .calls
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), cancel.clone());
-        InFlight {
-            session: session.as_ref(),
-            id,
-        }
-    });
     let stateless = session.is_none();
-    let call = ToolCall {
-        name: &name,
-        arguments: Value::Object(arguments.unwrap_or_default()),
-        meta: meta.as_ref().map(|meta| meta as &JsonObject),
-        cancel,
-        peer: Outbound::Held,
-        legacy: !stateless,
-        principal,
-        request_id: Some(request_id),
-        origin,
-    };
-    let called = AssertUnwindSafe(this.run_tool_call(call))
-        .catch_unwind()
-        .await;
-    let (held, listing_changed, answer) = match called {
-        Ok(called) => (
-            called.held,
-            called.listing_changed,
-            wire::response_json(&id, called.answer, stateless),
-        ),
-        Err(_) => {
-            tracing::error!(tool = %name, "a tools/call panicked outside its handler");
-            let id = super::stream::malformed::AnswerId::from(id);
-            let mut line = wire::error_line(&id, ErrorCode::INTERNAL_ERROR, CALL_PANICKED, None);
-            line.pop();
-            (Vec::new(), false, line)
+    let cancel = CancellationToken::new();
+    let (this, in_flight) = match session {
+        Some((session, server)) => {
+            let key = id.to_string();
+            session
+                .calls
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(key.clone(), cancel.clone());
+            let in_flight = InFlight { session, id: key };
+            (server.seen_by(principal.as_ref()), Some(in_flight))
         }
+        None => (server.seen_by(principal.as_ref()), None),
     };
-    if held.is_empty() && !listing_changed {
-        return with_type(answer, "application/json");
+    let asked_progress = meta
+        .as_ref()
+        .is_some_and(|meta| meta.contains_key(PROGRESS_TOKEN));
+    let (progress_to, progress) = match asked_progress {
+        true => {
+            let (to, from) = tokio::sync::mpsc::unbounded_channel();
+            (Some(to), Some(from))
+        }
+        false => (None, None),
+    };
+    let ended = async move {
+        let _in_flight = in_flight;
+        let call = ToolCall {
+            name: &name,
+            arguments: Value::Object(arguments.unwrap_or_default()),
+            meta: meta.as_ref().map(|meta| meta as &JsonObject),
+            cancel,
+            peer: Outbound::Held(progress_to.as_ref()),
+            legacy: !stateless,
+            principal,
+            request_id: Some(request_id),
+            origin,
+        };
+        let called = AssertUnwindSafe(this.run_tool_call(call))
+            .catch_unwind()
+            .await;
+        Ended::of(called, &id, &name, stateless)
+    };
+    let Some(mut progress) = progress else {
+        return ended.await.response(Vec::new());
+    };
+    let mut ended = Box::pin(ended);
+    // Polled once here: a call that ends at once is answered whole.
+    let first = std::future::poll_fn(|cx| Poll::Ready(ended.as_mut().poll(cx))).await;
+    match first {
+        Poll::Ready(ended) => {
+            let mut reported = Vec::new();
+            while let Ok(params) = progress.try_recv() {
+                reported.extend_from_slice(&progress_event(&params));
+            }
+            ended.response(reported)
+        }
+        Poll::Pending => {
+            let body = Streamed {
+                call: Some(Mutex::new(ended)),
+                progress,
+                ended: None,
+            };
+            let mut response = Response::new(body.boxed());
+            let headers = response.headers_mut();
+            headers.insert(
+                hyper::header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            headers.insert(
+                hyper::header::CACHE_CONTROL,
+                HeaderValue::from_static("no-cache"),
+            );
+            response
+        }
     }
-    // The log messages first, then the changed listing, then the answer: one SSE event
-    // each.
-    let mut stream = Vec::with_capacity(answer.len() + 256 * held.len() + 96);
-    for params in held {
-        let notification = serde_json::json!({
-            "jsonrpc": "2.0", "method": "notifications/message", "params": params
-        });
-        stream.extend_from_slice(b"data: ");
-        serde_json::to_writer(&mut stream, &notification).expect("a notification serialises");
-        stream.extend_from_slice(b"\n\n");
+}
+
+/// What an ended call sends: the SSE events of its held notifications (log messages, then
+/// a changed listing), and its answer as JSON.
+struct Ended {
+    notifications: Vec<u8>,
+    answer: Vec<u8>,
+}
+
+impl Ended {
+    /// The call `id` of tool `name` ended as `called` (`Err`: it panicked).
+    fn of(called: std::thread::Result<Called>, id: &Value, name: &str, stateless: bool) -> Ended {
+        let called = match called {
+            Ok(called) => called,
+            Err(_) => {
+                tracing::error!(tool = %name, "a tools/call panicked outside its handler");
+                let id = super::stream::malformed::AnswerId::from(id.clone());
+                let mut answer =
+                    wire::error_line(&id, ErrorCode::INTERNAL_ERROR, CALL_PANICKED, None);
+                answer.pop();
+                return Ended {
+                    notifications: Vec::new(),
+                    answer,
+                };
+            }
+        };
+        let mut notifications = Vec::new();
+        for params in called.held {
+            let notification = serde_json::json!({
+                "jsonrpc": "2.0", "method": "notifications/message", "params": params
+            });
+            notifications.extend_from_slice(b"data: ");
+            serde_json::to_writer(&mut notifications, &notification)
+                .expect("a notification serialises");
+            notifications.extend_from_slice(b"\n\n");
+        }
+        if called.listing_changed {
+            notifications.extend_from_slice(
+                b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
+            );
+        }
+        Ended {
+            notifications,
+            answer: wire::response_json(id, called.answer, stateless),
+        }
     }
-    if listing_changed {
-        stream.extend_from_slice(
-            b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
-        );
+
+    /// The rest of the SSE stream: the notifications, then the answer.
+    fn events(self) -> Vec<u8> {
+        let mut events = self.notifications;
+        events.reserve(self.answer.len() + 8);
+        events.extend_from_slice(b"data: ");
+        events.extend_from_slice(&self.answer);
+        events.extend_from_slice(b"\n\n");
+        events
     }
-    stream.extend_from_slice(b"data: ");
-    stream.extend_from_slice(&answer);
-    stream.extend_from_slice(b"\n\n");
-    with_type(stream, "text/event-stream")
+
+    /// The whole response, after the `reported` progress events: JSON when there is
+    /// nothing to send before the answer, else SSE.
+    fn response(self, mut reported: Vec<u8>) -> Response<Body> {
+        if reported.is_empty() && self.notifications.is_empty() {
+            return with_type(self.answer, "application/json");
+        }
+        reported.extend_from_slice(&self.events());
+        with_type(reported, "text/event-stream")
+    }
+}
+
+/// One `notifications/progress` as an SSE event.
+fn progress_event(params: &ProgressNotificationParam) -> Vec<u8> {
+    let notification = serde_json::json!({
+        "jsonrpc": "2.0", "method": "notifications/progress", "params": params
+    });
+    let mut event = b"data: ".to_vec();
+    serde_json::to_writer(&mut event, &notification).expect("a notification serialises");
+    event.extend_from_slice(b"\n\n");
+    event
+}
+
+/// The body of a call answered as it runs: each progress notification as it is reported,
+/// then, once the call has ended, the ones still queued and the rest of the answer. Polling
+/// the body runs the call; dropping it (the client gone) ends the call.
+struct Streamed {
+    /// In a mutex only to make the body `Sync`, as hyper's boxed bodies are; polling holds
+    /// `&mut self` and never locks it.
+    call: Option<Mutex<Pin<Box<dyn Future<Output = Ended> + Send>>>>,
+    progress: UnboundedReceiver<ProgressNotificationParam>,
+    ended: Option<Ended>,
+}
+
+impl hyper::body::Body for Streamed {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = self.get_mut();
+        if let Some(call) = &mut this.call {
+            let call = call.get_mut().unwrap_or_else(PoisonError::into_inner);
+            if let Poll::Ready(Some(params)) = this.progress.poll_recv(cx) {
+                return Poll::Ready(Some(Ok(Frame::data(progress_event(&params).into()))));
+            }
+            match call.as_mut().poll(cx) {
+                Poll::Ready(ended) => {
+                    this.call = None;
+                    this.ended = Some(ended);
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        if let Ok(params) = this.progress.try_recv() {
+            return Poll::Ready(Some(Ok(Frame::data(progress_event(&params).into()))));
+        }
+        Poll::Ready(
+            this.ended
+                .take()
+                .map(|ended| Ok(Frame::data(ended.events().into()))),
+        )
+    }
 }
 
 /// A 200 response of `body` as `content_type`.

@@ -1,5 +1,6 @@
 //! [`Progress`]: the progress a command reports, sent to the MCP client that asked for it
-//! as `notifications/progress`.
+//! as `notifications/progress`: through rmcp's peer of the client, or into the stream of
+//! the HTTP answer the front writes itself.
 
 use std::fmt;
 
@@ -8,6 +9,8 @@ use futures_util::future::BoxFuture;
 
 use rmcp::RoleServer;
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
+
+use tokio::sync::mpsc::UnboundedSender;
 
 use crate::progress::{ProgressSink, ProgressUpdate};
 
@@ -19,8 +22,17 @@ use crate::progress::{ProgressSink, ProgressUpdate};
 /// as a gateway relaying an upstream server's notifications.
 #[derive(Clone)]
 pub struct Progress {
-    peer: rmcp::Peer<RoleServer>,
+    to: To,
     token: ProgressToken,
+}
+
+/// Where a [`Progress`] sends its notifications.
+#[derive(Clone)]
+enum To {
+    Peer(rmcp::Peer<RoleServer>),
+    /// The HTTP front's answer, which writes each one as it comes.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Answer(UnboundedSender<ProgressNotificationParam>),
 }
 
 impl fmt::Debug for Progress {
@@ -34,7 +46,22 @@ impl fmt::Debug for Progress {
 impl Progress {
     /// Reporting through `peer` for the request that carried `token`.
     pub(super) fn new(peer: rmcp::Peer<RoleServer>, token: ProgressToken) -> Self {
-        Progress { peer, token }
+        Progress {
+            to: To::Peer(peer),
+            token,
+        }
+    }
+
+    /// Reporting into `answer`, for the request that carried `token`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(super) fn for_answer(
+        answer: UnboundedSender<ProgressNotificationParam>,
+        token: ProgressToken,
+    ) -> Self {
+        Progress {
+            to: To::Answer(answer),
+            token,
+        }
     }
 
     /// Sends one `notifications/progress` (progress should grow with every report); a
@@ -43,8 +70,16 @@ impl Progress {
         let mut params = ProgressNotificationParam::new(self.token.clone(), progress);
         params.total = total;
         params.message = message;
-        if let Err(error) = self.peer.notify_progress(params).await {
-            tracing::debug!(%error, "could not send notifications/progress");
+        match &self.to {
+            To::Peer(peer) => {
+                if let Err(error) = peer.notify_progress(params).await {
+                    tracing::debug!(%error, "could not send notifications/progress");
+                }
+            }
+            // An answer no longer written (its client went away) takes nothing more.
+            To::Answer(answer) => {
+                let _ = answer.send(params);
+            }
         }
     }
 }
