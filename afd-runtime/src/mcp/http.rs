@@ -167,6 +167,8 @@ impl HttpOptions {
 
     /// How long a session may stay idle before the server closes it (default 5 minutes);
     /// a request on it afterwards is answered 404, and the client starts a new session.
+    /// After a session's last call answered on the connection (most `tools/call`s), it
+    /// stays open at least seven eighths of this.
     #[must_use]
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;

@@ -60,14 +60,10 @@ use super::call::{CALL_PANICKED, Called, Outbound, PROGRESS_TOKEN, ToolCall};
 use super::http::SESSION_HEADER;
 use super::http_ops::Body;
 use super::server::WeakServer;
-use super::stream::wire::{self, CallParams, CallRequest};
+use super::stream::wire::{
+    self, CallParams, CallRequest, META_CAPABILITIES, META_CLIENT, META_VERSION,
+};
 use crate::auth::Principal;
-
-/// The `_meta` members of a 2026-07-28 request that carry the protocol version, the client
-/// and its capabilities.
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CLIENT: &str = "io.modelcontextprotocol/clientInfo";
-const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 /// What the direct path knows of the endpoint: the hosts rmcp allows, the tools whose
 /// schemas ask for `Mcp-Param-*` headers (which rmcp checks; the direct path does not), and

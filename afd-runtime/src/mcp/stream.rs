@@ -7,9 +7,11 @@
 //! costs the server (BENCHMARKS.md, "End to end"). So the stream is read here first:
 //!
 //! - a `tools/call` that rmcp would answer with nothing but our handler's result (the
-//!   connection initialised with `initialize` on a protocol version before 2026-07-28; the
+//!   connection initialised with `initialize` on a protocol version before 2026-07-28, the
 //!   params only `name`, `arguments` and a `_meta` that at most names an `afd/session` and
-//!   a progress token; so no task or other extension) runs through the same
+//!   a progress token; or, on a connection whose first request carried its own metadata
+//!   (2026-07-28), a `_meta` with that metadata too, from a client that declares neither
+//!   sampling nor elicitation; so no task or other extension) runs through the same
 //!   `McpServer::run_tool_call` rmcp's handler calls (the same context, the same answer),
 //!   and its response is written straight back without building rmcp's types, batched with the other responses to the same read. A call
 //!   that completes when first polled (every sync command, every meta-tool but batch and
@@ -64,10 +66,6 @@ use crate::metrics::{self, Transport};
 /// The in-memory pipe to rmcp, each way.
 const PIPE_BYTES: usize = 64 * 1024;
 
-/// The first protocol version whose requests carry their own metadata: rmcp answers those
-/// (and any connection that did not start with `initialize`).
-const INLINE_LIFECYCLE: &str = "2026-07-28";
-
 /// The boxed error `serve_stdio` and `serve_stream` return.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -101,7 +99,16 @@ impl Handshake {
             && self
                 .version
                 .as_deref()
-                .is_some_and(|version| version < INLINE_LIFECYCLE)
+                .is_some_and(|version| version < wire::INLINE_VERSION)
+    }
+
+    /// rmcp's handle on the client where it chose the lifecycle of 2026-07-28: a request
+    /// that carried its own metadata came first, and no `initialize`.
+    fn inline(&self) -> Option<&Peer<RoleServer>> {
+        if self.initialize_id.is_some() || self.version.is_some() {
+            return None;
+        }
+        self.peer.as_ref()
     }
 }
 
@@ -190,9 +197,10 @@ impl McpServer {
         let mut out: Vec<u8> = Vec::with_capacity(16 * 1024);
         let in_flight: InFlight = Arc::default();
         let mut tasks = JoinSet::new();
-        // rmcp's handle on the client once the front takes calls: a server whose tools/list
-        // follows the session leaves every call to rmcp.
-        let mut taking: Option<Peer<RoleServer>> = None;
+        // rmcp's handle on the client once the front takes calls, and whether the
+        // connection keeps a session (it began with `initialize`): a server whose
+        // tools/list follows the session leaves every call to rmcp.
+        let mut taking: Option<(Peer<RoleServer>, bool)> = None;
         let fast = !self.inner.session_tools;
         let drain = self.inner.drain.clone();
         loop {
@@ -229,17 +237,22 @@ impl McpServer {
             if fast && taking.is_none() {
                 let handshake = handshake.lock().unwrap_or_else(PoisonError::into_inner);
                 if handshake.ready() {
-                    taking.clone_from(&handshake.peer);
+                    taking = handshake.peer.clone().map(|peer| (peer, true));
+                } else if let Some(peer) = handshake.inline() {
+                    taking = Some((peer.clone(), false));
                 }
             }
-            let call = taking.as_ref().and_then(|peer| {
+            let call = taking.as_ref().and_then(|(peer, legacy)| {
                 serde_json::from_slice::<CallRequest<'_>>(&line)
                     .ok()
-                    .filter(CallRequest::plain)
-                    .map(|call| (call, peer.clone()))
+                    .filter(|call| match legacy {
+                        true => call.plain(),
+                        false => call.plain_inline(),
+                    })
+                    .map(|call| (call, peer.clone(), *legacy))
             });
             match call {
-                Some((call, peer)) => {
+                Some((call, peer, legacy)) => {
                     let id = call.id;
                     let spawn = !self.runs_inline(&call.params);
                     let token = CancellationToken::new();
@@ -248,6 +261,7 @@ impl McpServer {
                         call.params,
                         token.clone(),
                         peer,
+                        legacy,
                         order.clone(),
                     );
                     let polled = if spawn {
@@ -340,13 +354,14 @@ impl McpServer {
     }
 
     /// The call through the same path as rmcp's `call_tool`, to the bytes of its response
-    /// line.
+    /// line (of the 2026-07-28 shape where the connection keeps no session: not `legacy`).
     fn answer(
         self,
         id: Value,
         params: CallParams,
         token: CancellationToken,
         peer: Peer<RoleServer>,
+        legacy: bool,
         order: Arc<Order>,
     ) -> CallFuture {
         Box::pin(async move {
@@ -361,8 +376,7 @@ impl McpServer {
                 meta: meta.as_ref(),
                 cancel: token,
                 peer: Outbound::Peer(&peer),
-                // The front takes calls only on a protocol that keeps sessions.
-                legacy: true,
+                legacy,
                 principal: None,
                 request_id: Some(id.to_string()),
                 origin: crate::telemetry::Origin::default(),
@@ -377,7 +391,7 @@ impl McpServer {
                     if called.notified {
                         order.passed_on().await;
                     }
-                    wire::response_line(&id, called.answer)
+                    wire::response_line(&id, called.answer, !legacy)
                 }
                 Err(_) => {
                     // Whatever progress it reported before it panicked still goes first.

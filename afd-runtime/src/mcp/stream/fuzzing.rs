@@ -53,6 +53,7 @@ pub fn stdio_line(line: &[u8]) -> Handling {
         let ours = wire::response_line(
             &call.id,
             Answer::Command(CommandResult::success(Value::Object(arguments.clone()))),
+            false,
         );
         let rmcp = serde_json::from_value::<NumberOrString>(call.id.clone())
             .ok()

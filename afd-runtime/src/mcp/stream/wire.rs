@@ -13,6 +13,15 @@ use serde_json::{Map, Value};
 use crate::mcp::SESSION_META;
 use crate::mcp::call::{Answer, CALL_PANICKED, PROGRESS_TOKEN};
 
+/// The `_meta` members of a 2026-07-28 request that carry the protocol version, the client
+/// and its capabilities.
+pub(in crate::mcp) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub(in crate::mcp) const META_CLIENT: &str = "io.modelcontextprotocol/clientInfo";
+pub(in crate::mcp) const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// The protocol version whose requests carry their own metadata (no `initialize`).
+pub(in crate::mcp) const INLINE_VERSION: &str = "2026-07-28";
+
 /// A `tools/call` request the front can answer. Anything else fails to parse into it.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,23 +51,55 @@ impl CallRequest<'_> {
     /// `2000000000` and refuses `1.5`, so those are left to it and to the `malformed`
     /// module) and a `_meta` that carries nothing but what the call path reads.
     pub(super) fn plain(&self) -> bool {
+        self.plain_envelope() && plain_meta(self.params.meta.as_ref())
+    }
+
+    /// Whether the front takes this call on a connection whose requests carry their own
+    /// metadata (2026-07-28): as [`plain`](CallRequest::plain), with the version, the
+    /// client and its capabilities in `_meta`, and a client the server would not ask
+    /// anything mid-call (no sampling or elicitation capability).
+    pub(super) fn plain_inline(&self) -> bool {
+        let Some(meta) = self.params.meta.as_ref() else {
+            return false;
+        };
+        self.plain_envelope()
+            && meta.get(META_VERSION).and_then(Value::as_str) == Some(INLINE_VERSION)
+            && meta.get(META_CLIENT).is_some_and(Value::is_object)
+            && meta
+                .get(META_CAPABILITIES)
+                .and_then(Value::as_object)
+                .is_some_and(|capabilities| {
+                    !capabilities.contains_key("sampling")
+                        && !capabilities.contains_key("elicitation")
+                })
+            && meta.iter().all(|(key, value)| {
+                matches!(key.as_str(), META_VERSION | META_CLIENT | META_CAPABILITIES)
+                    || plain_member(key, value)
+            })
+    }
+
+    /// JSON-RPC 2.0 `tools/call` with an id rmcp takes as it is written.
+    fn plain_envelope(&self) -> bool {
         self.jsonrpc == "2.0"
             && self.method == "tools/call"
             && (self.id.is_string() || self.id.is_i64())
-            && plain_meta(self.params.meta.as_ref())
     }
 }
 
 /// A `_meta` the front may take: none, or one with at most the afd session and a progress
 /// token (rmcp's client sends one with every request).
 fn plain_meta(meta: Option<&Map<String, Value>>) -> bool {
-    meta.is_none_or(|meta| {
-        meta.iter().all(|(key, value)| match key.as_str() {
-            SESSION_META => value.is_string(),
-            PROGRESS_TOKEN => value.is_string() || value.is_i64() || value.is_u64(),
-            _ => false,
-        })
-    })
+    meta.is_none_or(|meta| meta.iter().all(|(key, value)| plain_member(key, value)))
+}
+
+/// Whether a `_meta` member is the afd session or a progress token, of a type the call
+/// path reads.
+fn plain_member(key: &str, value: &Value) -> bool {
+    match key {
+        SESSION_META => value.is_string(),
+        PROGRESS_TOKEN => value.is_string() || value.is_i64() || value.is_u64(),
+        _ => false,
+    }
 }
 
 /// What the front reads of any other message.
@@ -175,11 +216,11 @@ struct ErrorBody<'a> {
     data: Option<Value>,
 }
 
-/// The response line rmcp writes for `answer` to a peer on a version before 2026-07-28
-/// (no `resultType`): `CallToolResult`'s fields in its order, the structured content
-/// written once and copied as the text.
-pub(super) fn response_line(id: &Value, answer: Answer) -> Vec<u8> {
-    let mut line = response_json(id, answer, false);
+/// The response line rmcp writes for `answer`: `CallToolResult`'s fields in its order, the
+/// structured content written once and copied as the text; `resultType` only when
+/// `complete` (2026-07-28).
+pub(super) fn response_line(id: &Value, answer: Answer, complete: bool) -> Vec<u8> {
+    let mut line = response_json(id, answer, complete);
     line.push(b'\n');
     line
 }
@@ -203,7 +244,11 @@ pub(in crate::mcp) fn response_json(id: &Value, answer: Answer, complete: bool) 
     line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     // An id is a number or a string (checked before the call), which always serialises.
     serde_json::to_writer(&mut line, id).expect("a JSON-RPC id serialises");
-    line.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
+    line.extend_from_slice(br#","result":{"#);
+    if complete {
+        line.extend_from_slice(br#""resultType":"complete","#);
+    }
+    line.extend_from_slice(br#""content":[{"type":"text","text":"#);
     serde_json::to_writer(&mut line, &json).expect("a string serialises");
     line.extend_from_slice(br#"}],"structuredContent":"#);
     line.extend_from_slice(json.as_bytes());
@@ -212,9 +257,6 @@ pub(in crate::mcp) fn response_json(id: &Value, answer: Answer, complete: bool) 
     } else {
         br#","isError":true"#.as_slice()
     });
-    if complete {
-        line.extend_from_slice(br#","resultType":"complete""#);
-    }
     line.extend_from_slice(b"}}");
     line
 }
