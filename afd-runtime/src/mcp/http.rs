@@ -400,17 +400,8 @@ async fn post<S: ServerHandler + Send + 'static>(
             let id = malformed::AnswerId::from(call.id.clone());
             return front.insufficient_scope(principal, &call.params.name, id, &required);
         }
-        if let (Some((session, _)), Some(gate), Some(id)) = (
-            &taken.session,
-            gate,
-            parts
-                .headers
-                .get(SESSION_HEADER)
-                .and_then(|id| id.to_str().ok()),
-        ) {
-            session
-                .keep_alive(&gate.manager, id, gate.idle_timeout)
-                .await;
+        if let (Some((session, _)), Some(gate)) = (&taken.session, gate) {
+            session.keep_alive(&gate.manager, gate.idle_timeout).await;
         }
         let response = http_direct::answer(&front.server, taken, principal.cloned(), &parts).await;
         return response.map(|body| http_ops::counted(body, work));

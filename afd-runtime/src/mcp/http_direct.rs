@@ -259,7 +259,9 @@ impl Direct {
         struct CancelledParams {
             request_id: Value,
         }
-        if let Ok(cancelled) = serde_json::from_slice::<Cancelled>(body)
+        // Most messages on a session are not cancellations: those are not parsed.
+        if body.windows(9).any(|window| window == b"cancelled")
+            && let Ok(cancelled) = serde_json::from_slice::<Cancelled>(body)
             && cancelled.method == "notifications/cancelled"
         {
             session.cancel(&cancelled.params.request_id);
@@ -331,6 +333,7 @@ impl Sessions {
         open.insert(
             id.into(),
             Arc::new(Session {
+                id: id.into(),
                 server,
                 touched: AtomicU64::new(0),
                 since: Instant::now(),
@@ -349,6 +352,7 @@ impl Sessions {
 
 /// A session the direct path answers calls of.
 pub(super) struct Session {
+    id: Arc<str>,
     server: WeakServer,
     /// When rmcp last heard of the session, in milliseconds from `since`.
     touched: AtomicU64,
@@ -358,12 +362,12 @@ pub(super) struct Session {
 }
 
 impl Session {
-    /// Keeps rmcp's session `id` from idling out while its calls come here: rmcp ends a
+    /// Keeps rmcp's session from idling out while its calls come here: rmcp ends a
     /// session `idle` after the last message it saw, so it is sent a message that does
     /// nothing (closing a request stream that does not exist) once an eighth of `idle` has
     /// passed since the last, which leaves the session at least seven eighths of `idle`
     /// after its last call.
-    pub(super) async fn keep_alive(&self, manager: &LocalSessionManager, id: &str, idle: Duration) {
+    pub(super) async fn keep_alive(&self, manager: &LocalSessionManager, idle: Duration) {
         let now = u64::try_from(self.since.elapsed().as_millis()).unwrap_or(u64::MAX);
         let every = u64::try_from(idle.as_millis() / 8).unwrap_or(u64::MAX);
         let touched = self.touched.load(Ordering::Relaxed);
@@ -375,7 +379,7 @@ impl Session {
         {
             return;
         }
-        let handle = manager.sessions.read().await.get(id).cloned();
+        let handle = manager.sessions.read().await.get(&self.id).cloned();
         if let Some(handle) = handle {
             // rmcp numbers its request streams from zero; this one never exists.
             let _ = handle.close_request_wise_channel(u64::MAX).await;
