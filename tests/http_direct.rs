@@ -591,7 +591,7 @@ async fn a_client_the_server_may_ask_has_its_calls_served_by_rmcp() {
     let handle = server(|options| options).await;
     let addr = handle.local_addr();
     for capabilities in [json!({"sampling": {}}), json!({"elicitation": {}})] {
-        let session = open_session(addr, capabilities).await;
+        let session = open_session(addr, capabilities.clone()).await;
         let answered = on_session(
             addr,
             &session,
@@ -602,6 +602,19 @@ async fn a_client_the_server_may_ask_has_its_calls_served_by_rmcp() {
         assert!(
             answered.content_type.starts_with("text/event-stream"),
             "{answered:?}"
+        );
+        assert_eq!(
+            answered.messages[0]["result"]["structuredContent"]["data"],
+            5
+        );
+        // A stateless client declares its capabilities with each request.
+        let mut request = call(4, "direct-add", json!({"a": 2, "b": 3}));
+        request["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+            capabilities.clone();
+        let answered = post(addr, &request, &[]).await;
+        assert!(
+            answered.content_type.starts_with("text/event-stream"),
+            "{capabilities}: {answered:?}"
         );
         assert_eq!(
             answered.messages[0]["result"]["structuredContent"]["data"],

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -208,6 +209,13 @@ pub struct RawHttp {
     next_id: u64,
 }
 
+/// A request ready to send again and again: its target, headers and body.
+struct Prepared {
+    uri: hyper::Uri,
+    headers: hyper::HeaderMap,
+    body: bytes::Bytes,
+}
+
 /// One keep-alive HTTP/1.1 connection.
 type Sender = hyper::client::conn::http1::SendRequest<http_body_util::Full<bytes::Bytes>>;
 
@@ -281,12 +289,18 @@ impl RawHttp {
         body: String,
         tool: Option<&str>,
     ) -> Result<(Option<String>, bytes::Bytes), Error> {
+        let prepared = self.prepare(body, tool)?;
+        self.send_prepared(sender, &prepared).await
+    }
+
+    /// The request of `body` (`tool`'s call, or a listing without a tool), its headers
+    /// built once so that a throughput run repeats it at the cost of a few reference counts.
+    fn prepare(&self, body: String, tool: Option<&str>) -> Result<Prepared, Error> {
         let method = if tool.is_some() {
             "tools/call"
         } else {
             "tools/list"
         };
-        use http_body_util::BodyExt as _;
         let mut request = hyper::Request::post(self.path.as_str())
             .header("host", self.addr.to_string())
             .header("content-type", "application/json")
@@ -303,7 +317,25 @@ impl RawHttp {
                 .header("mcp-protocol-version", "2025-11-25")
                 .header("mcp-session-id", session.as_str());
         }
-        let request = request.body(http_body_util::Full::new(bytes::Bytes::from(body)))?;
+        let (parts, ()) = request.body(())?.into_parts();
+        Ok(Prepared {
+            uri: parts.uri,
+            headers: parts.headers,
+            body: bytes::Bytes::from(body),
+        })
+    }
+
+    /// POSTs a prepared request; as [`send`](RawHttp::send).
+    async fn send_prepared(
+        &self,
+        sender: &mut Sender,
+        prepared: &Prepared,
+    ) -> Result<(Option<String>, bytes::Bytes), Error> {
+        use http_body_util::BodyExt as _;
+        let mut request = hyper::Request::new(http_body_util::Full::new(prepared.body.clone()));
+        *request.method_mut() = hyper::Method::POST;
+        *request.uri_mut() = prepared.uri.clone();
+        *request.headers_mut() = prepared.headers.clone();
         sender.ready().await?;
         let response = sender.send_request(request).await?;
         let status = response.status();
@@ -388,6 +420,7 @@ impl RawHttp {
         seconds: f64,
     ) -> Result<f64, Error> {
         let body = self.call_body(tool, arguments);
+        let prepared = Arc::new(self.prepare(body, Some(tool))?);
         let started = Instant::now();
         let deadline = started + Duration::from_secs_f64(seconds);
         let mut tasks = Vec::new();
@@ -400,11 +433,11 @@ impl RawHttp {
                 stateless: self.stateless,
                 next_id: 0,
             };
-            let (tool, body) = (tool.to_owned(), body.clone());
+            let prepared = prepared.clone();
             tasks.push(tokio::spawn(async move {
                 let mut done = 0usize;
                 while Instant::now() < deadline {
-                    client.send(&mut sender, body.clone(), Some(&tool)).await?;
+                    client.send_prepared(&mut sender, &prepared).await?;
                     done += 1;
                 }
                 Ok::<usize, Error>(done)

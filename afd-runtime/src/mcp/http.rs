@@ -342,7 +342,6 @@ async fn post<S: ServerHandler + Send + 'static>(
     front: &Front<S>,
     principal: Option<&Principal>,
 ) -> Response<Body> {
-    let mut service = front.service.clone();
     let body_timeout = front.body_timeout;
     let gate = front.gate.as_deref();
     if let Some(gate) = gate
@@ -360,8 +359,13 @@ async fn post<S: ServerHandler + Send + 'static>(
         return too_large(declared);
     }
     let (parts, body) = request.into_parts();
-    let read = tokio::time::timeout(body_timeout, Limited::new(body, MAX_BODY_BYTES).collect());
-    let Ok(read) = read.await else {
+    // A body that came with the head is read without arming the timer.
+    let mut collect = Limited::new(body, MAX_BODY_BYTES).collect();
+    let read = match futures_util::FutureExt::now_or_never(&mut collect) {
+        Some(read) => Ok(read),
+        None => tokio::time::timeout(body_timeout, collect).await,
+    };
+    let Ok(read) = read else {
         let error = Malformed {
             id: malformed::AnswerId::null(),
             code: rmcp::model::ErrorCode::INVALID_REQUEST,
@@ -453,6 +457,9 @@ async fn post<S: ServerHandler + Send + 'static>(
         _ => None,
     };
     let request = Request::from_parts(parts, Full::new(bytes.clone()));
+    // Cloned only here: a clone of rmcp's service copies its configuration (the allowed
+    // hosts and origins) and registers with its cancellation token.
+    let mut service = front.service.clone();
     let answered = async {
         let Ok(response) = service.call(request).await;
         response
@@ -689,8 +696,9 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
             *response.body_mut() = Full::new(Bytes::new()).boxed();
         }
         if let Some(principal) = &principal {
-            self.bind_session(principal, session.as_deref(), deleting, &response)
-                .await;
+            // Boxed, as the other steps few requests take: a future holds the state of every
+            // step it may await, and hyper moves each request's future into place whole.
+            Box::pin(self.bind_session(principal, session.as_deref(), deleting, &response)).await;
         }
         match (&session, deleting) {
             (Some(id), true) if response.status().is_success() => {
@@ -740,7 +748,9 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
             .headers()
             .get(hyper::header::AUTHORIZATION)
             .map(hyper::header::HeaderValue::as_bytes);
-        match oauth.verifier.check(header).await {
+        // Boxed: the check (an introspection request, perhaps) would otherwise be part of
+        // every request's future, OAuth or not.
+        match Box::pin(oauth.verifier.check(header)).await {
             Ok(principal) => {
                 request.extensions_mut().insert(principal.clone());
                 Ok((request, Some(principal)))

@@ -11,7 +11,8 @@
 //! without weights, no `Mcp-Param-*` header, and either
 //!
 //! - the stateless protocol: version 2026-07-28 in the header and in `_meta` alike, the
-//!   client's capabilities in `_meta`, `Mcp-Method` and `Mcp-Name` naming the method and
+//!   client's capabilities in `_meta` (neither sampling nor elicitation: the server could
+//!   not ask it anything mid-call), `Mcp-Method` and `Mcp-Name` naming the method and
 //!   tool; or
 //! - an initialised session of the 2025-11-25 protocol (or an earlier one with sessions):
 //!   the session opened through this front, still open, its client one the server cannot
@@ -55,14 +56,11 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
-use super::SESSION_META;
 use super::call::{CALL_PANICKED, Called, Outbound, PROGRESS_TOKEN, ToolCall};
 use super::http::SESSION_HEADER;
 use super::http_ops::Body;
 use super::server::WeakServer;
-use super::stream::wire::{
-    self, CallParams, CallRequest, META_CAPABILITIES, META_CLIENT, META_VERSION,
-};
+use super::stream::wire::{self, CallParams, CallRequest};
 use crate::auth::Principal;
 
 /// What the direct path knows of the endpoint: the hosts rmcp allows, the tools whose
@@ -161,19 +159,16 @@ impl Direct {
         };
         let meta = call.params.meta.as_ref();
         let token_ok = meta
-            .and_then(|meta| meta.get(PROGRESS_TOKEN))
+            .and_then(|meta| meta.read.get(PROGRESS_TOKEN))
             .is_none_or(|token| token.is_string() || token.is_i64() || token.is_u64());
         let meta_ok = token_ok
+            && meta.is_none_or(|meta| !meta.other)
             && match &session {
+                // The server could not ask the client anything mid-call here either.
                 None => meta.is_some_and(|meta| {
-                    meta.get(META_VERSION).and_then(Value::as_str) == Some(stateless)
-                        && meta.get(META_CAPABILITIES).is_some_and(Value::is_object)
-                        && meta.keys().all(|key| {
-                            matches!(key.as_str(), META_VERSION | META_CLIENT | META_CAPABILITIES)
-                                || traced_or_named(key)
-                        })
+                    meta.inline.version && meta.inline.capabilities && !meta.inline.asks_client
                 }),
-                Some(_) => meta.is_none_or(|meta| meta.keys().all(|key| traced_or_named(key))),
+                Some(_) => meta.is_none_or(|meta| !meta.inline.sent),
             };
         let plain = call.jsonrpc == "2.0"
             && call.method == "tools/call"
@@ -199,9 +194,12 @@ impl Direct {
         else {
             return false;
         };
-        let (name, port) = (normalize_host(authority.host()), authority.port_u16());
+        // As rmcp normalises it, without allocating: brackets trimmed, case ignored.
+        let name = authority.host().trim_matches('[').trim_matches(']');
+        let port = authority.port_u16();
         self.hosts.iter().any(|(allowed, allowed_port)| {
-            *allowed == name && allowed_port.is_none_or(|allowed_port| port == Some(allowed_port))
+            allowed.eq_ignore_ascii_case(name)
+                && allowed_port.is_none_or(|allowed_port| port == Some(allowed_port))
         })
     }
 
@@ -297,14 +295,6 @@ fn asks_client(initialize: &[u8]) -> bool {
     })
 }
 
-/// Whether a `_meta` member is one the call path reads or traces carry.
-fn traced_or_named(key: &str) -> bool {
-    matches!(
-        key,
-        SESSION_META | PROGRESS_TOKEN | "traceparent" | "tracestate" | "baggage"
-    )
-}
-
 /// The sessions the direct path answers calls of, by id. A session's server is held
 /// weakly: rmcp holds it while the session lasts, and a session rmcp ended is found gone.
 #[derive(Default)]
@@ -381,8 +371,9 @@ impl Session {
         }
         let handle = manager.sessions.read().await.get(&self.id).cloned();
         if let Some(handle) = handle {
-            // rmcp numbers its request streams from zero; this one never exists.
-            let _ = handle.close_request_wise_channel(u64::MAX).await;
+            // rmcp numbers its request streams from zero; this one never exists. Boxed: a
+            // rare step of every session call, whose future would otherwise carry it.
+            let _ = Box::pin(handle.close_request_wise_channel(u64::MAX)).await;
         }
     }
 
@@ -495,6 +486,7 @@ pub(super) async fn answer(
         }
         None => (server.seen_by(principal.as_ref()), None),
     };
+    let meta = meta.map(|meta| meta.read);
     let asked_progress = meta
         .as_ref()
         .is_some_and(|meta| meta.contains_key(PROGRESS_TOKEN));
@@ -518,7 +510,10 @@ pub(super) async fn answer(
             request_id: Some(request_id),
             origin,
         };
-        let called = AssertUnwindSafe(this.run_tool_call(call))
+        // On the heap: the call path's future is large, and every future above it (this
+        // one, the front's, hyper's) would otherwise hold it and be copied whole as each
+        // is built and moved into place.
+        let called = AssertUnwindSafe(Box::pin(this.run_tool_call(call)))
             .catch_unwind()
             .await;
         Ended::of(called, &id, &name, stateless)

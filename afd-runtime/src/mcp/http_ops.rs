@@ -41,7 +41,8 @@ pub(super) async fn probe(
     let (status, body) = if path == HEALTHZ {
         (StatusCode::OK, serde_json::json!({"status": "ok"}))
     } else {
-        let report = readiness.report().await;
+        // Boxed: every request awaits this function, few of them this step.
+        let report = Box::pin(readiness.report()).await;
         let status = if report.is_ready() {
             StatusCode::OK
         } else {

@@ -373,7 +373,7 @@ impl McpServer {
             let call = ToolCall {
                 name: &name,
                 arguments: Value::Object(arguments.unwrap_or_default()),
-                meta: meta.as_ref(),
+                meta: meta.as_ref().map(|meta| &meta.read),
                 cancel: token,
                 peer: Outbound::Peer(&peer),
                 legacy,
@@ -395,7 +395,7 @@ impl McpServer {
                 }
                 Err(_) => {
                     // Whatever progress it reported before it panicked still goes first.
-                    if meta.is_some_and(|meta| meta.contains_key(PROGRESS_TOKEN)) {
+                    if meta.is_some_and(|meta| meta.read.contains_key(PROGRESS_TOKEN)) {
                         order.passed_on().await;
                     }
                     tracing::error!(tool = %name, "a tools/call panicked outside its handler");

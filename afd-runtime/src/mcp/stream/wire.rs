@@ -42,7 +42,179 @@ pub(in crate::mcp) struct CallParams {
     #[serde(default)]
     pub(in crate::mcp) arguments: Option<Map<String, Value>>,
     #[serde(default, rename = "_meta")]
-    pub(in crate::mcp) meta: Option<Map<String, Value>>,
+    pub(in crate::mcp) meta: Option<CallMeta>,
+}
+
+/// The `_meta` of a [`CallRequest`] as the fronts read it: the members the call path reads
+/// kept as JSON, the protocol's own members of a 2026-07-28 request checked as they are
+/// read and not kept (a call's metadata is read on every call; building maps of the
+/// client's name and capabilities only to look at their shape cost more than the rest of
+/// the parse).
+#[derive(Default)]
+pub(in crate::mcp) struct CallMeta {
+    /// The members the call path reads: the afd session, a progress token and the trace
+    /// context (`traceparent`, `tracestate`, `baggage`).
+    pub(in crate::mcp) read: Map<String, Value>,
+    /// The 2026-07-28 members, as far as they were sent.
+    pub(in crate::mcp) inline: InlineMeta,
+    /// Whether a member of any other name was sent.
+    pub(in crate::mcp) other: bool,
+}
+
+/// What a call's `_meta` says of the 2026-07-28 members.
+#[derive(Default)]
+pub(in crate::mcp) struct InlineMeta {
+    /// Whether any of them was sent.
+    pub(in crate::mcp) sent: bool,
+    /// The version is 2026-07-28.
+    pub(in crate::mcp) version: bool,
+    /// The client's description is an object.
+    pub(in crate::mcp) client: bool,
+    /// The client's capabilities are an object.
+    pub(in crate::mcp) capabilities: bool,
+    /// The capabilities include sampling or elicitation: the server may ask the client
+    /// something mid-call.
+    pub(in crate::mcp) asks_client: bool,
+}
+
+impl CallMeta {
+    /// Whether the metadata is a 2026-07-28 request's (version, client and capabilities)
+    /// from a client the server would not ask anything mid-call.
+    pub(in crate::mcp) fn inline_plain(&self) -> bool {
+        let inline = &self.inline;
+        inline.version && inline.client && inline.capabilities && !inline.asks_client
+    }
+}
+
+impl<'de> Deserialize<'de> for CallMeta {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = CallMeta;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("an object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CallMeta, A::Error> {
+                let mut meta = CallMeta::default();
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match &*key {
+                        META_VERSION => {
+                            meta.inline.sent = true;
+                            let version = map.next_value::<Shape>()?;
+                            meta.inline.version = version.text.as_deref() == Some(INLINE_VERSION);
+                        }
+                        META_CLIENT => {
+                            meta.inline.sent = true;
+                            meta.inline.client = map.next_value::<Shape>()?.object;
+                        }
+                        META_CAPABILITIES => {
+                            meta.inline.sent = true;
+                            let capabilities = map.next_value::<Shape>()?;
+                            meta.inline.capabilities = capabilities.object;
+                            meta.inline.asks_client = capabilities.asks_client;
+                        }
+                        SESSION_META | PROGRESS_TOKEN | "traceparent" | "tracestate"
+                        | "baggage" => {
+                            let value = map.next_value::<Value>()?;
+                            meta.read.insert(key.into_owned(), value);
+                        }
+                        _ => {
+                            meta.other = true;
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(meta)
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
+/// The shape of a protocol member of `_meta`, read without keeping it: its text if a
+/// string, whether an object, and whether an object with `sampling` or `elicitation`.
+#[derive(Default)]
+struct Shape<'a> {
+    text: Option<Cow<'a, str>>,
+    object: bool,
+    asks_client: bool,
+}
+
+impl<'de> Deserialize<'de> for Shape<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Look;
+        impl<'de> serde::de::Visitor<'de> for Look {
+            type Value = Shape<'de>;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("any JSON value")
+            }
+
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Shape<'de>, E> {
+                Ok(Shape {
+                    text: Some(Cow::Borrowed(text)),
+                    ..Shape::default()
+                })
+            }
+
+            fn visit_str<E>(self, text: &str) -> Result<Shape<'de>, E> {
+                Ok(Shape {
+                    text: Some(Cow::Owned(text.to_owned())),
+                    ..Shape::default()
+                })
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Shape<'de>, A::Error> {
+                let mut asks_client = false;
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    asks_client |= matches!(&*key, "sampling" | "elicitation");
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Ok(Shape {
+                    object: true,
+                    asks_client,
+                    ..Shape::default()
+                })
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Shape<'de>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Shape::default())
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<Shape<'de>, E> {
+                Ok(Shape::default())
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<Shape<'de>, E> {
+                Ok(Shape::default())
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<Shape<'de>, E> {
+                Ok(Shape::default())
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<Shape<'de>, E> {
+                Ok(Shape::default())
+            }
+
+            fn visit_unit<E>(self) -> Result<Shape<'de>, E> {
+                Ok(Shape::default())
+            }
+        }
+        deserializer.deserialize_any(Look)
+    }
 }
 
 impl CallRequest<'_> {
@@ -51,31 +223,23 @@ impl CallRequest<'_> {
     /// `2000000000` and refuses `1.5`, so those are left to it and to the `malformed`
     /// module) and a `_meta` that carries nothing but what the call path reads.
     pub(super) fn plain(&self) -> bool {
-        self.plain_envelope() && plain_meta(self.params.meta.as_ref())
+        self.plain_envelope()
+            && self
+                .params
+                .meta
+                .as_ref()
+                .is_none_or(|meta| !meta.inline.sent && plain_meta(meta))
     }
 
     /// Whether the front takes this call on a connection whose requests carry their own
     /// metadata (2026-07-28): as [`plain`](CallRequest::plain), with the version, the
-    /// client and its capabilities in `_meta`, and a client the server would not ask
+    /// client and capabilities in `_meta`, and a client the server would not ask
     /// anything mid-call (no sampling or elicitation capability).
     pub(super) fn plain_inline(&self) -> bool {
         let Some(meta) = self.params.meta.as_ref() else {
             return false;
         };
-        self.plain_envelope()
-            && meta.get(META_VERSION).and_then(Value::as_str) == Some(INLINE_VERSION)
-            && meta.get(META_CLIENT).is_some_and(Value::is_object)
-            && meta
-                .get(META_CAPABILITIES)
-                .and_then(Value::as_object)
-                .is_some_and(|capabilities| {
-                    !capabilities.contains_key("sampling")
-                        && !capabilities.contains_key("elicitation")
-                })
-            && meta.iter().all(|(key, value)| {
-                matches!(key.as_str(), META_VERSION | META_CLIENT | META_CAPABILITIES)
-                    || plain_member(key, value)
-            })
+        self.plain_envelope() && meta.inline_plain() && plain_meta(meta)
     }
 
     /// JSON-RPC 2.0 `tools/call` with an id rmcp takes as it is written.
@@ -86,20 +250,16 @@ impl CallRequest<'_> {
     }
 }
 
-/// A `_meta` the front may take: none, or one with at most the afd session and a progress
-/// token (rmcp's client sends one with every request).
-fn plain_meta(meta: Option<&Map<String, Value>>) -> bool {
-    meta.is_none_or(|meta| meta.iter().all(|(key, value)| plain_member(key, value)))
-}
-
-/// Whether a `_meta` member is the afd session or a progress token, of a type the call
-/// path reads.
-fn plain_member(key: &str, value: &Value) -> bool {
-    match key {
-        SESSION_META => value.is_string(),
-        PROGRESS_TOKEN => value.is_string() || value.is_i64() || value.is_u64(),
-        _ => false,
-    }
+/// Whether a `_meta`'s members besides the protocol's are at most the afd session and a
+/// progress token (rmcp's client sends one with every request), of types the call path
+/// reads.
+fn plain_meta(meta: &CallMeta) -> bool {
+    !meta.other
+        && meta.read.iter().all(|(key, value)| match key.as_str() {
+            SESSION_META => value.is_string(),
+            PROGRESS_TOKEN => value.is_string() || value.is_i64() || value.is_u64(),
+            _ => false,
+        })
 }
 
 /// What the front reads of any other message.
@@ -322,5 +482,59 @@ mod tests {
         assert!(!takes("2e9"));
         assert!(!takes("13.5"));
         assert!(!takes("18446744073709551615"));
+    }
+
+    fn meta(json: &str) -> CallMeta {
+        serde_json::from_str(json).expect("an object")
+    }
+
+    #[test]
+    fn a_calls_metadata_keeps_what_the_call_path_reads_and_checks_the_rest() {
+        let inline = meta(
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+                "io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},
+                "io.modelcontextprotocol/clientCapabilities":{"roots":{}},
+                "progressToken":7,"traceparent":"00-1-2-01","afd/session":"s"}"#,
+        );
+        assert!(inline.inline.sent && inline.inline_plain() && !inline.other);
+        assert_eq!(inline.read.len(), 3);
+        assert_eq!(inline.read["progressToken"], 7);
+        assert!(
+            !plain_meta(&inline),
+            "a trace context is not the stdio front's"
+        );
+
+        for asks in ["sampling", "elicitation"] {
+            let asking = meta(&format!(
+                r#"{{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+                    "io.modelcontextprotocol/clientInfo":{{}},
+                    "io.modelcontextprotocol/clientCapabilities":{{"{asks}":{{"form":{{}}}}}}}}"#
+            ));
+            assert!(asking.inline.asks_client && !asking.inline_plain());
+        }
+        let other_version = meta(
+            r#"{"io.modelcontextprotocol/protocolVersion":"2025-11-25",
+                "io.modelcontextprotocol/clientInfo":{},
+                "io.modelcontextprotocol/clientCapabilities":{}}"#,
+        );
+        assert!(other_version.inline.sent && !other_version.inline_plain());
+        let shapeless = meta(
+            r#"{"io.modelcontextprotocol/protocolVersion":["2026-07-28"],
+                "io.modelcontextprotocol/clientInfo":"c",
+                "io.modelcontextprotocol/clientCapabilities":[{"sampling":{}}]}"#,
+        );
+        let shape = &shapeless.inline;
+        assert!(!shape.version && !shape.client && !shape.capabilities && !shape.asks_client);
+        // An escaped version is still read as the version.
+        let escaped = meta(r#"{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28"}"#);
+        assert!(escaped.inline.version);
+
+        let session = meta(r#"{"afd/session":"s","progressToken":"p"}"#);
+        assert!(!session.inline.sent && plain_meta(&session));
+        let unknown = meta(r#"{"afd/session":"s","x-vendor":{"a":[1,2]}}"#);
+        assert!(unknown.other && !plain_meta(&unknown));
+        let mistyped = meta(r#"{"progressToken":1.5}"#);
+        assert!(!plain_meta(&mistyped));
+        assert!(serde_json::from_str::<CallMeta>("[1]").is_err());
     }
 }
