@@ -5,10 +5,10 @@
 //! `tf / (K1 + tf)`, where `tf` is the field-weighted, length-normalised frequency summed
 //! over fields.
 
-#[cfg(doc)]
-use super::Hit;
 use super::cues::cue;
-use super::document::Document;
+use super::document::{Document, split_summary};
+#[cfg(doc)]
+use super::hit::Hit;
 use super::index::{Posting, SearchIndex};
 use super::tokenize::{self, Piece};
 use super::typo::TypoIndex;
@@ -350,24 +350,6 @@ impl Pending {
     }
 }
 
-/// The first sentence of a description (up to the first `. `, `.\n`, blank line or end),
-/// and the rest.
-pub(super) fn split_summary(description: &str) -> (&str, &str) {
-    let bytes = description.as_bytes();
-    for (index, &byte) in bytes.iter().enumerate() {
-        let next = bytes.get(index + 1).copied();
-        let end = match byte {
-            b'.' | b'!' | b'?' => matches!(next, None | Some(b' ' | b'\n' | b'\r' | b'\t')),
-            b'\n' => next == Some(b'\n'),
-            _ => false,
-        };
-        if end {
-            return (&description[..=index], &description[index + 1..]);
-        }
-    }
-    (description, "")
-}
-
 impl SearchIndex {
     /// Builds the index of `docs`; a [`Hit`]'s `doc` is a document's position in this order.
     pub fn build(docs: impl IntoIterator<Item = Document>) -> Self {
@@ -381,21 +363,5 @@ impl SearchIndex {
             builder.add(&doc);
         }
         builder.finish()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn splits_the_first_sentence() {
-        assert_eq!(
-            split_summary("Create a user. Then more."),
-            ("Create a user.", " Then more.")
-        );
-        assert_eq!(split_summary("v1.2 is out"), ("v1.2 is out", ""));
-        assert_eq!(split_summary("One\n\nTwo"), ("One\n", "\nTwo"));
-        assert_eq!(split_summary(""), ("", ""));
     }
 }

@@ -162,6 +162,24 @@ pub(crate) fn truncate(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
+/// The first sentence of a description (up to the first `. `, `.\n`, blank line or end),
+/// and the rest.
+pub(super) fn split_summary(description: &str) -> (&str, &str) {
+    let bytes = description.as_bytes();
+    for (index, &byte) in bytes.iter().enumerate() {
+        let next = bytes.get(index + 1).copied();
+        let end = match byte {
+            b'.' | b'!' | b'?' => matches!(next, None | Some(b' ' | b'\n' | b'\r' | b'\t')),
+            b'\n' => next == Some(b'\n'),
+            _ => false,
+        };
+        if end {
+            return (&description[..=index], &description[index + 1..]);
+        }
+    }
+    (description, "")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,5 +214,16 @@ mod tests {
         let doc = Document::from_mcp_tool("s", &json!({"name": "t", "category": "c"})).unwrap();
         assert_eq!(doc.tags, ["c"]);
         assert!(doc.description.is_empty());
+    }
+
+    #[test]
+    fn splits_the_first_sentence() {
+        assert_eq!(
+            split_summary("Create a user. Then more."),
+            ("Create a user.", " Then more.")
+        );
+        assert_eq!(split_summary("v1.2 is out"), ("v1.2 is out", ""));
+        assert_eq!(split_summary("One\n\nTwo"), ("One\n", "\nTwo"));
+        assert_eq!(split_summary(""), ("", ""));
     }
 }

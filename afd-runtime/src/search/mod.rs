@@ -28,10 +28,12 @@
 mod build;
 mod cues;
 mod document;
+mod hit;
 mod index;
 mod phrasings;
 mod query;
 mod rank;
+mod ranking;
 #[cfg(feature = "semantic")]
 pub mod semantic;
 mod synonyms;
@@ -41,6 +43,7 @@ mod vocabulary;
 mod word_map;
 
 pub use document::Document;
+pub use hit::Hit;
 pub use index::SearchIndex;
 
 /// Most phrasings of one request a search takes
@@ -49,12 +52,3 @@ pub const MAX_PHRASINGS: usize = 3;
 
 /// Queries are cut to this many bytes (at a character boundary) before analysis.
 pub const MAX_QUERY_BYTES: usize = 1024;
-
-/// One search result.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Hit {
-    /// The document's position in the order the index was built from.
-    pub doc: usize,
-    /// Its relevance, higher is better; comparable only within one search.
-    pub score: f32,
-}

@@ -35,10 +35,12 @@
 //! by one. Reciprocal rank, which throws away how far ahead a phrasing's best document is,
 //! ranked below every score sum.
 
+use super::MAX_PHRASINGS;
+use super::hit::{self, Hit};
 use super::index::SearchIndex;
 use super::query;
 use super::rank::rank_parsed;
-use super::{Hit, MAX_PHRASINGS};
+use super::ranking::rank_one;
 
 /// The weight of the first phrasing's ranking; every other phrasing's is 1.
 const FIRST: f32 = 0.75;
@@ -117,31 +119,12 @@ impl SearchIndex {
         tie_break: &impl Fn(usize) -> f32,
         keep: &impl Fn(usize) -> bool,
     ) -> (Vec<Vec<Hit>>, bool) {
-        let (first, semantic) = self.rank_first(phrasings[0], depth, tie_break, keep);
+        let (first, semantic) = rank_one(self, phrasings[0], depth, tie_break, keep);
         let mut rankings = vec![first];
         rankings.extend(phrasings[1..].iter().map(|phrasing| {
             rank_parsed(self, &query::parse(self, phrasing), depth, tie_break, keep)
         }));
         (rankings, semantic)
-    }
-
-    /// The first phrasing's ranking, with the semantic layer when it is ready, and whether
-    /// it was.
-    fn rank_first(
-        &self,
-        phrasing: &str,
-        depth: usize,
-        tie_break: &impl Fn(usize) -> f32,
-        keep: &impl Fn(usize) -> bool,
-    ) -> (Vec<Hit>, bool) {
-        let query = query::parse(self, phrasing);
-        #[cfg(feature = "semantic")]
-        if let Some(ranking) =
-            super::semantic::fuse::search(self, phrasing, &query, depth, tie_break, keep)
-        {
-            return (ranking, true);
-        }
-        (rank_parsed(self, &query, depth, tie_break, keep), false)
     }
 }
 
@@ -196,16 +179,7 @@ fn fuse(rankings: &[Vec<Hit>], limit: usize, tie_break: &impl Fn(usize) -> f32) 
         entry.0 = (entry.0 / most.max(f32::MIN_POSITIVE)).powf(1.0 / f32::from(EXPONENT));
         entry.1 = tie_break(entry.2);
     }
-    ranked.sort_unstable_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then(b.1.total_cmp(&a.1))
-            .then(a.2.cmp(&b.2))
-    });
-    ranked
-        .into_iter()
-        .take(limit)
-        .map(|(score, _, doc)| Hit { doc, score })
-        .collect()
+    hit::best(ranked, limit)
 }
 
 #[cfg(test)]

@@ -1,5 +1,4 @@
-//! Searching a [`SearchIndex`]: the query is parsed against the index's vocabulary, then
-//! ranked: BM25F sums along the postings of the query's terms (and their synonyms and typo
+//! The lexical ranking of a parsed query over a [`SearchIndex`]: BM25F sums along the postings of the query's terms (and their synonyms and typo
 //! corrections), the lexical signals that plain BM25 lacks (coverage, name and category
 //! coverage, intent, listing, bigrams; see [`SearchIndex`]), and the best documents in
 //! order.
@@ -9,9 +8,9 @@
 
 use std::cell::RefCell;
 
-use super::Hit;
+use super::hit::Hit;
 use super::index::SearchIndex;
-use super::query::{self, Query};
+use super::query::Query;
 use super::vocabulary::Vocabulary;
 
 /// How much the share of the query a document covers counts: the score is multiplied by
@@ -34,62 +33,6 @@ const LISTING: f32 = 0.2;
 /// The score added for each query bigram found in a name or title, times the bigram's
 /// mean idf.
 const BIGRAM: f32 = 0.25;
-
-impl SearchIndex {
-    /// The best `limit` documents for `query`, best first; ties go to the earlier document.
-    /// A query with no searchable word (empty, only spaces, punctuation or stop words)
-    /// finds nothing; so does a query no document matches even through synonyms or typo
-    /// corrections. Queries are cut to [`MAX_QUERY_BYTES`](super::MAX_QUERY_BYTES).
-    ///
-    /// With a ready semantic layer (feature `semantic`, `SearchIndex::build_semantic`),
-    /// lexical and dense evidence are fused, and any query with a letter or digit finds
-    /// the commands closest in meaning, even when none of its words matches.
-    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
-        self.search_with(query, limit, |_| 0.0)
-    }
-
-    /// As [`search`](Self::search), with `tie_break` ordering documents of equal score
-    /// (higher first, for example a usage count) before the earlier-document rule.
-    pub fn search_with(
-        &self,
-        query: &str,
-        limit: usize,
-        tie_break: impl Fn(usize) -> f32,
-    ) -> Vec<Hit> {
-        self.search_where(query, limit, tie_break, |_| true)
-    }
-
-    /// As [`search_with`](Self::search_with), over the documents `keep` accepts only: the
-    /// best `limit` of those, scored as in the whole index (how one caller searches the
-    /// part of a catalog its scopes cover).
-    pub fn search_where(
-        &self,
-        query: &str,
-        limit: usize,
-        tie_break: impl Fn(usize) -> f32,
-        keep: impl Fn(usize) -> bool,
-    ) -> Vec<Hit> {
-        if limit == 0 || self.n_docs == 0 {
-            return Vec::new();
-        }
-        let started = crate::metrics::is_installed().then(std::time::Instant::now);
-        let parsed = query::parse(self, query);
-        #[cfg(feature = "semantic")]
-        if let Some(hits) =
-            super::semantic::fuse::search(self, query, &parsed, limit, &tie_break, &keep)
-        {
-            if let Some(started) = started {
-                crate::metrics::search(true, started.elapsed().as_secs_f64());
-            }
-            return hits;
-        }
-        let hits = rank_parsed(self, &parsed, limit, &tie_break, &keep);
-        if let Some(started) = started {
-            crate::metrics::search(false, started.elapsed().as_secs_f64());
-        }
-        hits
-    }
-}
 
 /// The lexical ranking of a parsed query: nothing for a query with no searchable word.
 pub(super) fn rank_parsed(

@@ -16,10 +16,11 @@
 
 use std::sync::Arc;
 
+use super::super::document::{Document, truncate};
+use super::super::hit::{self, Hit};
 use super::super::index::SearchIndex;
-use super::super::query::Query;
+use super::super::query::{self, Query};
 use super::super::rank::rank_parsed;
-use super::super::{Document, Hit};
 use super::{Ready, SemanticLayer, SemanticOptions};
 
 /// The weight of the normalised lexical score; the normalised cosine has `1 - LEXICAL`.
@@ -63,7 +64,7 @@ impl SearchIndex {
         let Some(ready) = self.semantic.as_ref().and_then(SemanticLayer::ready) else {
             return Vec::new();
         };
-        let parsed = super::super::query::parse(self, query);
+        let parsed = query::parse(self, query);
         gather(self, &ready, query, &parsed, depth, &|_| 0.0, &|_| true).unwrap_or_default()
     }
 }
@@ -104,7 +105,7 @@ fn gather(
     tie_break: &impl Fn(usize) -> f32,
     keep: &impl Fn(usize) -> bool,
 ) -> Option<Vec<Evidence>> {
-    let text = super::super::document::truncate(text, super::super::MAX_QUERY_BYTES);
+    let text = truncate(text, super::super::MAX_QUERY_BYTES);
     let vector = ready.encoder.embed_one(text).ok()?;
     candidates(index, ready, &vector, query, depth, tie_break, keep)
 }
@@ -171,7 +172,7 @@ fn fuse(evidence: &[Evidence], limit: usize, tie_break: &impl Fn(usize) -> f32) 
         .copied()
         .unwrap_or(0.0);
     let spread = (best_cosine - floor).max(1e-6);
-    let mut ranked: Vec<(f32, f32, usize)> = evidence
+    let ranked: Vec<(f32, f32, usize)> = evidence
         .iter()
         .map(|e| {
             let lexical = match e.lexical {
@@ -183,14 +184,5 @@ fn fuse(evidence: &[Evidence], limit: usize, tie_break: &impl Fn(usize) -> f32) 
             (score, tie_break(e.doc), e.doc)
         })
         .collect();
-    ranked.sort_unstable_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then(b.1.total_cmp(&a.1))
-            .then(a.2.cmp(&b.2))
-    });
-    ranked
-        .into_iter()
-        .take(limit)
-        .map(|(score, _, doc)| Hit { doc, score })
-        .collect()
+    hit::best(ranked, limit)
 }

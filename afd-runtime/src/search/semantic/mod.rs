@@ -99,7 +99,7 @@ pub fn document_text(doc: &Document) -> String {
         text.push(' ');
     }
     text.push_str(&name);
-    let summary = super::build::split_summary(&doc.description).0;
+    let summary = super::document::split_summary(&doc.description).0;
     for part in [doc.title.as_str(), summary] {
         let part = part.trim();
         if !part.is_empty() {
