@@ -6,7 +6,7 @@
 use clap::{Arg, ArgMatches, Command};
 use serde_json::{Map, Value, json};
 
-use super::run::{Output, print_json};
+use super::output::{Output, print_json};
 use super::{Cli, EXIT_SUCCESS, EXIT_USAGE};
 use crate::command_context::CommandContext;
 use crate::content::{Content, ResourceContents};

@@ -41,6 +41,7 @@ mod declared;
 pub mod flags;
 mod log;
 mod logging;
+mod output;
 mod progress;
 mod render;
 mod run;

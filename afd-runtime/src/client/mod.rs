@@ -58,7 +58,7 @@ pub trait ClientRequests: Send + Sync + 'static {
 /// The error of a sampling request the caller cannot serve.
 pub(crate) fn cannot_sample() -> CommandError {
     CommandError::new(
-        crate::codes::CLIENT_CANNOT_SAMPLE,
+        crate::error::codes::CLIENT_CANNOT_SAMPLE,
         "The client of this call cannot sample: it declared no `sampling` capability (or the surface has no model)",
     )
     .with_suggestion(
@@ -70,7 +70,7 @@ pub(crate) fn cannot_sample() -> CommandError {
 /// The error of an elicitation the caller cannot serve.
 pub(crate) fn cannot_elicit() -> CommandError {
     CommandError::new(
-        crate::codes::CLIENT_CANNOT_ELICIT,
+        crate::error::codes::CLIENT_CANNOT_ELICIT,
         "The client of this call cannot ask its user: it declared no `elicitation` capability (or the surface cannot show forms)",
     )
     .with_suggestion(

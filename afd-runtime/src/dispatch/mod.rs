@@ -417,32 +417,33 @@ impl Dispatcher {
     /// The `COMMAND_NOT_FOUND` error for `name`, with similar names among those this
     /// caller may know only.
     pub fn not_found(&self, name: &str) -> CommandError {
-        let registry = &*self.inner.registry;
-        if self.view.is_none() && self.inner.bound.is_none() {
-            return registry.not_found(name);
+        match self.visible_names() {
+            None => self.inner.registry.not_found(name),
+            Some(visible) => self.inner.registry.not_found_among(name, visible),
         }
-        let visible = registry
-            .commands()
-            .iter()
-            .filter(|entry| !self.hides(entry.def()))
-            .map(CommandEntry::name);
-        registry.not_found_among(name, visible)
     }
 
     /// Up to `max` names similar to `name` among those this caller may know.
     pub(crate) fn suggest(&self, name: &str, max: usize) -> Vec<&'static str> {
-        let registry = &*self.inner.registry;
-        if self.view.is_none() && self.inner.bound.is_none() {
-            return registry.suggest(name, max);
+        match self.visible_names() {
+            None => self.inner.registry.suggest(name, max),
+            Some(visible) => crate::similarity::find_similar(name, visible, max),
         }
-        crate::similarity::find_similar(
-            name,
-            registry
+    }
+
+    /// The names of the commands this caller may know, or `None` when it may know every
+    /// command of the registry (no scoped view, no binding).
+    fn visible_names(&self) -> Option<impl Iterator<Item = &'static str> + '_> {
+        if self.view.is_none() && self.inner.bound.is_none() {
+            return None;
+        }
+        Some(
+            self.inner
+                .registry
                 .commands()
                 .iter()
                 .filter(|entry| !self.hides(entry.def()))
                 .map(CommandEntry::name),
-            max,
         )
     }
 

@@ -19,11 +19,11 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::call::{CALL_PANICKED, Outbound, ToolCall};
-use super::listing::page;
-use super::observe::{Observed, Request};
-use super::server::McpServer;
-use super::{prompts, resources};
+use super::server::call::{CALL_PANICKED, Outbound, ToolCall};
+use super::server::listing::page;
+use super::server::observe::{Observed, Request};
+use super::server::state::McpServer;
+use super::server::{prompts, resources};
 use crate::resource::{ResourceUpdates, SubscriberId};
 
 impl ServerHandler for McpServer {
@@ -304,7 +304,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.timed(self.observe("logging/setLevel", None, &context), async {
-            let level = super::client::level_of(&request.level)
+            let level = super::server::client::level_of(&request.level)
                 .ok_or_else(|| ErrorData::invalid_params("unknown log level", None))?;
             self.log_level().set(level);
             Ok(())
@@ -388,7 +388,7 @@ impl McpServer {
 fn principal(context: &RequestContext<RoleServer>) -> Option<crate::auth::Principal> {
     #[cfg(feature = "http")]
     {
-        super::http::principal_of(&context.extensions)
+        super::server::caller::principal_of(&context.extensions)
     }
     #[cfg(not(feature = "http"))]
     {
@@ -402,7 +402,7 @@ fn principal(context: &RequestContext<RoleServer>) -> Option<crate::auth::Princi
 fn origin(context: &RequestContext<RoleServer>) -> crate::telemetry::Origin {
     #[cfg(feature = "http")]
     {
-        super::http::origin_of(&context.extensions)
+        super::server::caller::origin_of(&context.extensions)
     }
     #[cfg(not(feature = "http"))]
     {

@@ -55,18 +55,18 @@ use serde_json::Value;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
-use super::McpServer;
-use super::call::{CALL_PANICKED, Called, Outbound, PROGRESS_TOKEN, ToolCall};
-use super::http::SESSION_HEADER;
-use super::http_ops::Body;
-use super::server::WeakServer;
-use super::stream::wire::{self, CallParams, CallRequest};
+use super::ops::Body;
 use crate::auth::Principal;
+use crate::mcp::server::call::{CALL_PANICKED, Called, Outbound, PROGRESS_TOKEN, ToolCall};
+use crate::mcp::server::caller::SESSION_HEADER;
+use crate::mcp::server::state::McpServer;
+use crate::mcp::server::state::WeakServer;
+use crate::mcp::wire::message::{self, CallParams, CallRequest};
 
 /// What the direct path knows of the endpoint: the hosts rmcp allows, the tools whose
 /// schemas ask for `Mcp-Param-*` headers (which rmcp checks; the direct path does not), and
 /// the sessions it may answer calls of.
-pub(super) struct Direct {
+pub(in crate::mcp) struct Direct {
     /// Host and port (`None`: any port), as rmcp reads its allowed hosts; empty: any host.
     hosts: Vec<(String, Option<u16>)>,
     header_params: HashSet<String>,
@@ -75,14 +75,14 @@ pub(super) struct Direct {
 
 /// A call the direct path takes, and the session it belongs to with the session's server
 /// (none: stateless).
-pub(super) struct Taken<'a> {
-    pub(super) call: CallRequest<'a>,
-    pub(super) session: Option<(Arc<Session>, McpServer)>,
+pub(in crate::mcp) struct Taken<'a> {
+    pub(in crate::mcp) call: CallRequest<'a>,
+    pub(in crate::mcp) session: Option<(Arc<Session>, McpServer)>,
 }
 
 impl Direct {
     /// For a server whose rmcp front allows `allowed_hosts`.
-    pub(super) fn new(server: &McpServer, allowed_hosts: &[String]) -> Direct {
+    pub(in crate::mcp) fn new(server: &McpServer, allowed_hosts: &[String]) -> Direct {
         let hosts = allowed_hosts
             .iter()
             .filter_map(|allowed| {
@@ -115,7 +115,7 @@ impl Direct {
 
     /// The call in `body` if the direct path takes the request, else `None` (rmcp takes
     /// it).
-    pub(super) fn take<'a>(&self, parts: &Parts, body: &'a [u8]) -> Option<Taken<'a>> {
+    pub(in crate::mcp) fn take<'a>(&self, parts: &Parts, body: &'a [u8]) -> Option<Taken<'a>> {
         let headers = &parts.headers;
         if headers.contains_key(hyper::header::ORIGIN)
             || !self.host_allowed(parts)
@@ -206,7 +206,7 @@ impl Direct {
     /// Runs `initialize`, rmcp's answer to a request that opens a session, and keeps the
     /// session's server for the direct path when the answer opened one for a client the
     /// server cannot ask anything mid-call (`body` is the `initialize` request).
-    pub(super) async fn opening<R>(
+    pub(in crate::mcp) async fn opening<R>(
         &self,
         body: &[u8],
         initialize: impl Future<Output = Response<R>>,
@@ -232,13 +232,13 @@ impl Direct {
     }
 
     /// Forgets session `id` (closed).
-    pub(super) fn closed(&self, id: &str) {
+    pub(in crate::mcp) fn closed(&self, id: &str) {
         self.sessions.close(id);
     }
 
     /// Cancels the direct call a `notifications/cancelled` on a session names (rmcp, which
     /// gets the notification too, does not know the call).
-    pub(super) fn cancelled(&self, parts: &Parts, body: &[u8]) {
+    pub(in crate::mcp) fn cancelled(&self, parts: &Parts, body: &[u8]) {
         let Some(session) = parts
             .headers
             .get(SESSION_HEADER)
@@ -274,7 +274,7 @@ tokio::task_local! {
 
 /// Notes `server` as the one made for the session being opened, where a front is opening
 /// one (called from the per-session factory).
-pub(super) fn made(server: &McpServer) {
+pub(in crate::mcp) fn made(server: &McpServer) {
     let _ = OPENED.try_with(|opened| *opened.borrow_mut() = Some(server.downgrade()));
 }
 
@@ -341,7 +341,7 @@ impl Sessions {
 }
 
 /// A session the direct path answers calls of.
-pub(super) struct Session {
+pub(in crate::mcp) struct Session {
     id: Arc<str>,
     server: WeakServer,
     /// When rmcp last heard of the session, in milliseconds from `since`.
@@ -357,7 +357,7 @@ impl Session {
     /// nothing (closing a request stream that does not exist) once an eighth of `idle` has
     /// passed since the last, which leaves the session at least seven eighths of `idle`
     /// after its last call.
-    pub(super) async fn keep_alive(&self, manager: &LocalSessionManager, idle: Duration) {
+    pub(in crate::mcp) async fn keep_alive(&self, manager: &LocalSessionManager, idle: Duration) {
         let now = u64::try_from(self.since.elapsed().as_millis()).unwrap_or(u64::MAX);
         let every = u64::try_from(idle.as_millis() / 8).unwrap_or(u64::MAX);
         let touched = self.touched.load(Ordering::Relaxed);
@@ -449,7 +449,7 @@ fn accepts_both(headers: &HeaderMap) -> bool {
 /// `application/json`, or `text/event-stream` with the notifications the call sent its
 /// client before the answer; a call with a progress token that does not end when first
 /// polled, as a stream that runs the rest of it.
-pub(super) async fn answer(
+pub(in crate::mcp) async fn answer(
     server: &McpServer,
     taken: Taken<'_>,
     principal: Option<Principal>,
@@ -463,7 +463,7 @@ pub(super) async fn answer(
         meta,
     } = params;
     let origin = if crate::telemetry::enabled() {
-        super::http::origin_of_parts(parts)
+        crate::mcp::server::caller::origin_of_parts(parts)
     } else {
         crate::telemetry::Origin::default()
     };
@@ -567,9 +567,9 @@ impl Ended {
             Ok(called) => called,
             Err(_) => {
                 tracing::error!(tool = %name, "a tools/call panicked outside its handler");
-                let id = super::stream::malformed::AnswerId::from(id.clone());
+                let id = crate::mcp::wire::malformed::AnswerId::from(id.clone());
                 let mut answer =
-                    wire::error_line(&id, ErrorCode::INTERNAL_ERROR, CALL_PANICKED, None);
+                    message::error_line(&id, ErrorCode::INTERNAL_ERROR, CALL_PANICKED, None);
                 answer.pop();
                 return Ended {
                     notifications: Vec::new(),
@@ -594,7 +594,7 @@ impl Ended {
         }
         Ended {
             notifications,
-            answer: wire::response_json(id, called.answer, stateless),
+            answer: message::response_json(id, called.answer, stateless),
         }
     }
 

@@ -23,12 +23,13 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower::Service;
 
-use super::McpServer;
-use super::http_direct::{self, Direct};
-use super::http_ops::{self, Body, SessionClock};
-use super::stream::malformed::{self, Malformed, Refused};
+use super::direct::{self, Direct};
+use super::ops::{self, Body, SessionClock};
 use crate::audit::{Audit, AuditEvent, Decision};
 use crate::auth::Principal;
+use crate::mcp::server::caller::{ClientAddress, SESSION_HEADER};
+use crate::mcp::server::state::McpServer;
+use crate::mcp::wire::malformed::{self, Malformed, Refused};
 
 /// The largest request body the endpoint reads (rmcp's own default, which it is given too).
 const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -43,9 +44,6 @@ const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// How often sessions the manager ended while idle are looked for, for the metrics.
 const SESSION_SWEEP: Duration = Duration::from_secs(10);
-
-/// The session header of the 2025-11-25 streamable HTTP transport.
-pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// rmcp's streamable HTTP service over the handler `S`.
 type HttpService<S> = StreamableHttpService<S, LocalSessionManager>;
@@ -63,7 +61,7 @@ pub struct HttpOptions {
     session_idle_timeout: Duration,
     body_timeout: Duration,
     #[cfg(feature = "oauth")]
-    oauth: Option<super::OAuth>,
+    oauth: Option<crate::mcp::oauth::OAuth>,
 }
 
 impl HttpOptions {
@@ -95,7 +93,7 @@ impl HttpOptions {
     /// `/.well-known/oauth-protected-resource` and at that path followed by the endpoint's.
     #[cfg(feature = "oauth")]
     #[must_use]
-    pub fn oauth(mut self, oauth: super::OAuth) -> Self {
+    pub fn oauth(mut self, oauth: crate::mcp::oauth::OAuth) -> Self {
         self.oauth = Some(oauth);
         self
     }
@@ -407,8 +405,8 @@ async fn post<S: ServerHandler + Send + 'static>(
         if let (Some((session, _)), Some(gate)) = (&taken.session, gate) {
             session.keep_alive(&gate.manager, gate.idle_timeout).await;
         }
-        let response = http_direct::answer(&front.server, taken, principal.cloned(), &parts).await;
-        return response.map(|body| http_ops::counted(body, work));
+        let response = direct::answer(&front.server, taken, principal.cloned(), &parts).await;
+        return response.map(|body| ops::counted(body, work));
     }
     // A session's `notifications/cancelled` may name a call of the direct path.
     if let Some(direct) = &front.direct {
@@ -472,7 +470,7 @@ async fn post<S: ServerHandler + Send + 'static>(
     // The session is in the manager once rmcp has answered its `initialize`.
     drop(opening);
     if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
-        return response.map(|body| http_ops::counted(body, work));
+        return response.map(|body| ops::counted(body, work));
     }
     let error = malformed::diagnose(&bytes).unwrap_or_else(|| {
         if bytes.trim_ascii().is_empty() {
@@ -583,7 +581,7 @@ struct Front<S: ServerHandler + Send + 'static> {
 /// The resource server's part of the front.
 #[cfg(feature = "oauth")]
 struct OAuthFront {
-    verifier: Arc<super::oauth::TokenVerifier>,
+    verifier: Arc<crate::mcp::oauth::TokenVerifier>,
     /// The scopes a client is told to ask for.
     scopes: Vec<String>,
     /// The metadata document and the two paths it is served at.
@@ -595,7 +593,7 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
     /// Answers one request: `/healthz` and `/readyz`, else [`serve`](Front::serve).
     async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
         let started = Instant::now();
-        if let Some(response) = http_ops::probe(
+        if let Some(response) = ops::probe(
             request.method(),
             request.uri().path(),
             self.server.readiness(),
@@ -684,7 +682,7 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
             }
             let Ok(response) = self.service.clone().call(request).await;
             let closed = drain.began_owned();
-            response.map(|body| http_ops::closing(body, closed))
+            response.map(|body| ops::closing(body, closed))
         } else {
             let Ok(response) = self.service.clone().call(request).await;
             response
@@ -842,10 +840,10 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
     fn rejected(
         &self,
         oauth: &OAuthFront,
-        rejection: &super::oauth::TokenRejection,
+        rejection: &crate::mcp::oauth::TokenRejection,
         started: Instant,
     ) -> Response<Body> {
-        use super::oauth::{TokenRejection, metadata};
+        use crate::mcp::oauth::{TokenRejection, metadata};
         let audience = &oauth.verifier.settings.audience;
         let (status, challenge, why) = match rejection {
             TokenRejection::Missing => (
@@ -924,7 +922,7 @@ impl<S: ServerHandler + Send + 'static> Front<S> {
         let mut response = json_error(StatusCode::FORBIDDEN, &error);
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.oauth {
-            let challenge = super::oauth::metadata::challenge(
+            let challenge = crate::mcp::oauth::metadata::challenge(
                 &oauth.verifier.settings.audience,
                 required,
                 Some((
@@ -976,8 +974,8 @@ fn metadata_response(method: &Method, document: &Bytes) -> Response<Body> {
 /// The resource server's part of the front: the verifier started, the scopes supported
 /// (given, else every scope an exposed command needs) and the metadata document.
 #[cfg(feature = "oauth")]
-fn oauth_front(server: &McpServer, oauth: super::OAuth, path: &str) -> OAuthFront {
-    use super::oauth::{TokenVerifier, metadata};
+fn oauth_front(server: &McpServer, oauth: crate::mcp::oauth::OAuth, path: &str) -> OAuthFront {
+    use crate::mcp::oauth::{TokenVerifier, metadata};
     let scopes = oauth.scopes_supported.clone().unwrap_or_else(|| {
         let dispatcher = server.dispatcher();
         let mut scopes: Vec<String> = dispatcher
@@ -1007,49 +1005,6 @@ fn oauth_front(server: &McpServer, oauth: super::OAuth, path: &str) -> OAuthFron
 /// to servers).
 const INSUFFICIENT_SCOPE: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32003);
 
-/// The caller the front put in a request's HTTP parts, which rmcp hands to the handler.
-pub(super) fn principal_of(extensions: &rmcp::model::Extensions) -> Option<Principal> {
-    extensions
-        .get::<hyper::http::request::Parts>()?
-        .extensions
-        .get::<Principal>()
-        .cloned()
-}
-
-/// The address of the client at the other end of an HTTP connection, carried in each of
-/// its requests' extensions.
-#[derive(Debug, Clone, Copy)]
-struct ClientAddress(SocketAddr);
-
-/// Where a request came from, read from its HTTP parts (carried in its extensions): the
-/// trace context of its headers, its session, protocol and client address.
-pub(super) fn origin_of(extensions: &rmcp::model::Extensions) -> crate::telemetry::Origin {
-    match extensions.get::<hyper::http::request::Parts>() {
-        Some(parts) => origin_of_parts(parts),
-        None => crate::telemetry::Origin::default(),
-    }
-}
-
-/// Where a request came from, read from its HTTP parts.
-pub(super) fn origin_of_parts(parts: &hyper::http::request::Parts) -> crate::telemetry::Origin {
-    let header = |name: &str| {
-        parts
-            .headers
-            .get(name)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned)
-    };
-    crate::telemetry::Origin {
-        headers: crate::telemetry::TraceContext::from_headers(header),
-        session: header(SESSION_HEADER),
-        protocol: header("mcp-protocol-version"),
-        client: parts
-            .extensions
-            .get::<ClientAddress>()
-            .map(|address| address.0.ip().to_string()),
-    }
-}
-
 impl McpServer {
     /// Binds the streamable HTTP endpoint and serves it on a background task.
     ///
@@ -1063,7 +1018,7 @@ impl McpServer {
         // weak handle on it, for the direct path's calls of the session.
         let connection = move || {
             let session = connections.clone();
-            http_direct::made(&session);
+            direct::made(&session);
             session
         };
         serve(server, connection, options, true).await

@@ -17,15 +17,15 @@ use crate::metrics::{self, Transport};
 use crate::ops::{Readiness, Work};
 
 /// A response body.
-pub(super) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+pub(in crate::mcp) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 /// The liveness path: 200 while the process answers.
-pub(super) const HEALTHZ: &str = "/healthz";
+pub(in crate::mcp) const HEALTHZ: &str = "/healthz";
 /// The readiness path: 200 when every check passes and the server is not draining.
-pub(super) const READYZ: &str = "/readyz";
+pub(in crate::mcp) const READYZ: &str = "/readyz";
 
 /// The answer to `/healthz` or `/readyz`, or `None` for another path.
-pub(super) async fn probe(
+pub(in crate::mcp) async fn probe(
     method: &Method,
     path: &str,
     readiness: &Readiness,
@@ -66,7 +66,7 @@ pub(super) async fn probe(
 
 /// A body that keeps its request counted in flight until it has been sent (or the client
 /// went away), so that a drain waits for the answer, not only for the handler.
-pub(super) fn counted(body: Body, work: Work) -> Body {
+pub(in crate::mcp) fn counted(body: Body, work: Work) -> Body {
     Counted { body, _work: work }.boxed()
 }
 
@@ -97,7 +97,7 @@ impl hyper::body::Body for Counted {
 
 /// A body that ends when `closed` completes: a stream of server messages (no answer to
 /// wait for) closed when the drain begins.
-pub(super) fn closing(body: Body, closed: WaitForCancellationFutureOwned) -> Body {
+pub(in crate::mcp) fn closing(body: Body, closed: WaitForCancellationFutureOwned) -> Body {
     Closing {
         body,
         closed: Box::pin(closed),
@@ -138,7 +138,7 @@ impl hyper::body::Body for Closing {
 /// When each HTTP session opened, for `mcp.server.session.duration` and
 /// `afd.sessions.active` (kept only while metrics are installed).
 #[derive(Default)]
-pub(super) struct SessionClock {
+pub(in crate::mcp) struct SessionClock {
     opened: std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
 }
 
@@ -152,7 +152,7 @@ impl SessionClock {
     }
 
     /// A session opened.
-    pub(super) fn open(&self, id: &str) {
+    pub(in crate::mcp) fn open(&self, id: &str) {
         if !metrics::is_installed() {
             return;
         }
@@ -166,14 +166,14 @@ impl SessionClock {
     }
 
     /// A session ended: closed by its client (`why` none), expired, or the server stopped.
-    pub(super) fn close(&self, id: &str, why: Option<&'static str>) {
+    pub(in crate::mcp) fn close(&self, id: &str, why: Option<&'static str>) {
         if let Some(opened) = self.opened().remove(id) {
             metrics::session_closed(Transport::Tcp, opened.elapsed().as_secs_f64(), why);
         }
     }
 
     /// Ends the sessions no longer in `open` (the session manager dropped them idle).
-    pub(super) fn sweep(&self, open: &std::collections::HashSet<std::sync::Arc<str>>) {
+    pub(in crate::mcp) fn sweep(&self, open: &std::collections::HashSet<std::sync::Arc<str>>) {
         let gone: Vec<String> = self
             .opened()
             .keys()
@@ -186,7 +186,7 @@ impl SessionClock {
     }
 
     /// Ends every session (the endpoint stopped).
-    pub(super) fn close_all(&self) {
+    pub(in crate::mcp) fn close_all(&self) {
         let all: Vec<String> = self.opened().keys().cloned().collect();
         for id in all {
             self.close(&id, Some("server_shutdown"));

@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
-use super::verify::{TokenRejection, principal_of};
+use super::claims::{TokenRejection, principal_of};
 use super::{IntrospectionSettings, OAuth};
 use crate::auth::Principal;
 

@@ -6,6 +6,7 @@
 //! [`Principal`](crate::auth::Principal); `metadata` writes the RFC 9728 protected resource
 //! metadata and the `WWW-Authenticate` challenges of refused requests.
 
+mod claims;
 mod introspect;
 mod keys;
 pub(super) mod metadata;
@@ -14,7 +15,8 @@ mod verify;
 
 use std::time::Duration;
 
-pub use verify::{TokenRejection, TokenVerifier};
+pub use claims::TokenRejection;
+pub use verify::TokenVerifier;
 
 /// The environment variable naming the authorization server (its issuer URL) that
 /// `serve --http` trusts: `--auth-issuer`.

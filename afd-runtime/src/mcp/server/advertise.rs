@@ -44,7 +44,7 @@ const SCHEMA_VALUES: [&str; 9] = [
 const SCHEMA_LISTS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
 
 /// A command's input schema as its tool advertises it.
-pub(super) fn input(schema: &Value) -> Value {
+pub(in crate::mcp) fn input(schema: &Value) -> Value {
     inline_defs(clean(schema, Side::Input))
 }
 
@@ -52,7 +52,7 @@ pub(super) fn input(schema: &Value) -> Value {
 /// without the properties named in `in_band` (arguments a result tells the agent to pass,
 /// with the value, when it needs them: a session handle, the next page's offset), and
 /// with a one-or-many field (`anyOf` of a value and a list of it) in its list form.
-pub(super) fn meta_input(schema: &Value, in_band: &[&str]) -> Value {
+pub(in crate::mcp) fn meta_input(schema: &Value, in_band: &[&str]) -> Value {
     let mut schema = input(schema);
     if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
         for name in in_band {
@@ -91,7 +91,7 @@ fn list_form(property: &Value) -> Option<Value> {
 /// whose `data` (when present) follows it. A successful result's `structuredContent` is
 /// the whole result (`success`, `data`, `reasoning`, ...): the other fields are the same
 /// for every command, so they are not repeated per tool, and the schema leaves them open.
-pub(super) fn output(data: &Value) -> Value {
+pub(in crate::mcp) fn output(data: &Value) -> Value {
     let mut data = clean(data, Side::Output);
     let defs = data.as_object_mut().and_then(|map| map.remove("$defs"));
     let mut schema = json!({"type": "object", "properties": {"data": data}});

@@ -16,11 +16,11 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::SESSION_META;
 use super::client::{McpClient, McpLog};
+use super::env::SESSION_META;
 use super::observe::Request;
 use super::progress::Progress;
-use super::server::McpServer;
+use super::state::McpServer;
 use super::tools::{BATCH, DETAIL, DISCOVER, DOCS, HELP, PIPE, Route, SCHEMA};
 use crate::audit::{AuditEvent, Decision};
 use crate::command_context::CommandContext;
@@ -33,34 +33,34 @@ use crate::tools::meta::{BuiltinOutcome, MetaTools};
 use crate::tools::pipe::PipeResult;
 
 /// The `_meta` key of a request's progress token.
-pub(super) const PROGRESS_TOKEN: &str = "progressToken";
+pub(in crate::mcp) const PROGRESS_TOKEN: &str = "progressToken";
 
 /// A `tools/call` request as an entrance received it.
-pub(super) struct ToolCall<'a> {
+pub(in crate::mcp) struct ToolCall<'a> {
     /// The tool's name.
-    pub(super) name: &'a str,
+    pub(in crate::mcp) name: &'a str,
     /// The tool's arguments (an object; `{}` when the request had none).
-    pub(super) arguments: Value,
+    pub(in crate::mcp) arguments: Value,
     /// The request's `_meta`, where the client names an `afd/session` or a progress token.
-    pub(super) meta: Option<&'a JsonObject>,
+    pub(in crate::mcp) meta: Option<&'a JsonObject>,
     /// Cancelled when the client cancels the request.
-    pub(super) cancel: CancellationToken,
+    pub(in crate::mcp) cancel: CancellationToken,
     /// Where the call's messages to the client go: its log messages, progress, sampling
     /// and elicitation requests, and `notifications/tools/list_changed`.
-    pub(super) peer: Outbound<'a>,
+    pub(in crate::mcp) peer: Outbound<'a>,
     /// Whether the client's protocol keeps sessions (2025-11-25 and earlier).
-    pub(super) legacy: bool,
+    pub(in crate::mcp) legacy: bool,
     /// Who is calling, where the transport checked a token.
-    pub(super) principal: Option<crate::auth::Principal>,
+    pub(in crate::mcp) principal: Option<crate::auth::Principal>,
     /// The JSON-RPC request id, as written, for the audit trail.
-    pub(super) request_id: Option<String>,
+    pub(in crate::mcp) request_id: Option<String>,
     /// Where the request came from, for its span.
-    pub(super) origin: Origin,
+    pub(in crate::mcp) origin: Origin,
 }
 
 /// Where a call's messages to its client go.
 #[derive(Clone, Copy)]
-pub(super) enum Outbound<'a> {
+pub(in crate::mcp) enum Outbound<'a> {
     /// Through rmcp's peer of the client, as they happen.
     Peer(&'a Peer<RoleServer>),
     /// Held for the entrance to send before the answer: log messages, and the notice of a
@@ -72,30 +72,30 @@ pub(super) enum Outbound<'a> {
 }
 
 /// What a [`ToolCall`] produced.
-pub(super) struct Called {
-    pub(super) answer: Answer,
+pub(in crate::mcp) struct Called {
+    pub(in crate::mcp) answer: Answer,
     /// Whether notifications may have been sent to the client during the call (progress,
     /// a changed listing): they must reach it before the response.
-    pub(super) notified: bool,
+    pub(in crate::mcp) notified: bool,
     /// The params of the `notifications/message` of a call whose messages were
     /// [held](Outbound::Held), in order.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(super) held: Vec<Value>,
+    pub(in crate::mcp) held: Vec<Value>,
     /// Whether the call changed what `tools/list` shows its session, where the messages
     /// were held: the entrance sends `notifications/tools/list_changed` before the answer.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(super) listing_changed: bool,
+    pub(in crate::mcp) listing_changed: bool,
 }
 
 /// The JSON-RPC error message (-32603) of a `tools/call` that panicked outside its
 /// handler (whose own panics are tool results).
-pub(super) const CALL_PANICKED: &str = "the tool call failed inside the server";
+pub(in crate::mcp) const CALL_PANICKED: &str = "the tool call failed inside the server";
 
 impl McpServer {
     /// Runs a `tools/call` request: the context rmcp's handler and the stdio front both
     /// give a call, its answer, and `notifications/tools/list_changed` where `tools/list`
     /// follows the session and the call changed what it lists.
-    pub(super) async fn run_tool_call(&self, call: ToolCall<'_>) -> Called {
+    pub(in crate::mcp) async fn run_tool_call(&self, call: ToolCall<'_>) -> Called {
         let ToolCall {
             name,
             arguments,
@@ -125,23 +125,20 @@ impl McpServer {
                 .and_then(|p| p.client_id().map(str::to_owned));
             event.method = Some("tools/call".to_owned());
             event.tool = Some(name.to_owned());
-            event.command = match self.inner.routes.get(name) {
-                Some(Route::Call) => arguments
-                    .get("command")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-                Some(Route::Group(_)) => arguments
-                    .get("action")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-                Some(Route::Command(command)) => Some((*command).to_owned()),
-                _ => self
-                    .inner
-                    .dispatcher
-                    .registry()
-                    .get(name)
-                    .map(|entry| entry.name().to_owned()),
-            };
+            let route = self.inner.routes.get(name);
+            let argument = |key: &str| arguments.get(key).and_then(Value::as_str);
+            event.command = Route::command(route, name, argument)
+                .and_then(|command| match route {
+                    // A command called by its own tool name: as the registry names it.
+                    None => self
+                        .inner
+                        .dispatcher
+                        .registry()
+                        .get(command)
+                        .map(|entry| entry.name()),
+                    Some(_) => Some(command),
+                })
+                .map(str::to_owned);
             event.request_id = request_id;
             event.arguments = audit.arguments(&arguments);
             event
@@ -448,14 +445,14 @@ fn call_arguments(arguments: Value) -> Result<(String, Value), CommandError> {
 }
 
 /// What a tool call produced.
-pub(super) enum Answer {
+pub(in crate::mcp) enum Answer {
     Command(CommandResult<Value>),
     Batch(BatchResult),
     Pipe(PipeResult),
 }
 
 impl Answer {
-    pub(super) fn success(&self) -> bool {
+    pub(in crate::mcp) fn success(&self) -> bool {
         match self {
             Answer::Command(result) => result.success,
             Answer::Batch(result) => result.success,
@@ -464,7 +461,7 @@ impl Answer {
     }
 
     /// The error code of a failed answer (a batch's or pipeline's first failure).
-    pub(super) fn error_code(&self) -> Option<&str> {
+    pub(in crate::mcp) fn error_code(&self) -> Option<&str> {
         match self {
             Answer::Command(result) => result.error.as_ref().map(|e| e.code.as_ref()),
             Answer::Batch(result) => result
@@ -477,13 +474,13 @@ impl Answer {
 
     /// Whether the answer carries content blocks of its own (then it is not written in the
     /// stdio front's fixed shape).
-    pub(super) fn has_content(&self) -> bool {
+    pub(in crate::mcp) fn has_content(&self) -> bool {
         matches!(self, Answer::Command(result) if !result.content.is_empty())
     }
 
     /// The result as rmcp sends it: structured content, the same JSON as text, `isError`;
     /// a command's content blocks first, when it returned some.
-    pub(super) fn into_tool_result(self) -> CallToolResult {
+    pub(in crate::mcp) fn into_tool_result(self) -> CallToolResult {
         let success = self.success();
         match &self {
             Answer::Command(result) if !result.content.is_empty() => rich_tool_result(result),
@@ -495,7 +492,7 @@ impl Answer {
 
     /// The JSON of [`into_tool_result`](Answer::into_tool_result)'s structured content,
     /// written once (rmcp's path builds a `Value` of it, then writes it twice).
-    pub(super) fn to_json(&self) -> String {
+    pub(in crate::mcp) fn to_json(&self) -> String {
         let json = match self {
             Answer::Command(result) => serde_json::to_string(result),
             Answer::Batch(result) => serde_json::to_string(result),
@@ -547,21 +544,6 @@ fn rich_tool_result(result: &CommandResult<Value>) -> CallToolResult {
     answer
 }
 
-/// A command error as a JSON-RPC error's `data`, for the requests that answer with
-/// JSON-RPC errors rather than tool results (listings, prompts, resources): its stable
-/// code, suggestion, whether a retry may succeed and its details; the message is the
-/// JSON-RPC error's own.
-pub(super) fn error_data(error: &CommandError) -> Value {
-    let mut data = json!({"code": error.code, "suggestion": error.suggestion});
-    if let Some(retryable) = error.retryable {
-        data["retryable"] = json!(retryable);
-    }
-    if let Some(details) = &error.details {
-        data["details"] = details.clone();
-    }
-    data
-}
-
 /// The structured content of a result that could not be serialised.
 fn serialization_failure(error: &serde_json::Error) -> Value {
     json!({"success": false, "error": {"code": codes::INTERNAL_ERROR, "message": error.to_string()}})
@@ -588,21 +570,6 @@ mod tests {
 
     fn wire(answer: Answer) -> Value {
         serde_json::to_value(answer.into_tool_result()).unwrap()
-    }
-
-    #[test]
-    fn a_json_rpc_errors_data_carries_code_suggestion_retry_and_details() {
-        let error = CommandError::new(codes::SESSION_STORE_UNAVAILABLE, "Redis is down")
-            .with_suggestion("Retry in a moment.")
-            .with_retryable(true)
-            .with_details(json!({"store": "redis"}));
-        assert_eq!(
-            error_data(&error),
-            json!({"code": codes::SESSION_STORE_UNAVAILABLE, "suggestion": "Retry in a moment.",
-                   "retryable": true, "details": {"store": "redis"}})
-        );
-        let bare = error_data(&CommandError::new(codes::NOT_FOUND, "no such prompt"));
-        assert_eq!(bare, json!({"code": codes::NOT_FOUND, "suggestion": null}));
     }
 
     #[test]

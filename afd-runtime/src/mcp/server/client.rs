@@ -25,10 +25,10 @@ use crate::error::{CommandError, codes};
 /// A connection's log level: 0 until the client sends `logging/setLevel`, then the level's
 /// position in [`LogLevel::ALL`] plus one.
 #[derive(Debug, Default)]
-pub(super) struct LevelCell(AtomicU8);
+pub(in crate::mcp) struct LevelCell(AtomicU8);
 
 impl LevelCell {
-    pub(super) fn set(&self, level: LogLevel) {
+    pub(in crate::mcp) fn set(&self, level: LogLevel) {
         let position = LogLevel::ALL.iter().position(|l| *l == level).unwrap_or(0);
         self.0.store(position as u8 + 1, Ordering::Relaxed);
     }
@@ -43,7 +43,7 @@ impl LevelCell {
 }
 
 /// Converts an rmcp level (as JSON, since rmcp marks its logging types deprecated).
-pub(super) fn level_of(level: &impl serde::Serialize) -> Option<LogLevel> {
+pub(in crate::mcp) fn level_of(level: &impl serde::Serialize) -> Option<LogLevel> {
     serde_json::to_value(level)
         .ok()
         .and_then(|value| serde_json::from_value(value).ok())
@@ -52,7 +52,7 @@ pub(super) fn level_of(level: &impl serde::Serialize) -> Option<LogLevel> {
 /// Log messages of one call, sent to the MCP client: those awaited at once, those of
 /// `tracing` events queued and sent in order (the call's answer waits for them).
 #[derive(Clone)]
-pub(super) struct McpLog {
+pub(in crate::mcp) struct McpLog {
     shared: Arc<Shared>,
 }
 
@@ -70,7 +70,7 @@ struct Shared {
 }
 
 impl McpLog {
-    pub(super) fn new(peer: Option<Peer<RoleServer>>, level: Arc<LevelCell>) -> Self {
+    pub(in crate::mcp) fn new(peer: Option<Peer<RoleServer>>, level: Arc<LevelCell>) -> Self {
         McpLog {
             shared: Arc::new(Shared {
                 peer,
@@ -129,7 +129,7 @@ impl McpLog {
     }
 
     /// The messages held (there being no peer to send them to), in order.
-    pub(super) fn take_held(&self) -> Vec<Value> {
+    pub(in crate::mcp) fn take_held(&self) -> Vec<Value> {
         std::mem::take(
             &mut *self
                 .shared
@@ -141,12 +141,12 @@ impl McpLog {
 
     /// Sends whatever is still queued, and waits for a send under way (a `tracing`
     /// event's): called before the call's answer, which must follow them.
-    pub(super) async fn flush(&self) {
+    pub(in crate::mcp) async fn flush(&self) {
         self.deliver(None).await;
     }
 
     /// Whether any message reached the transport.
-    pub(super) fn sent(&self) -> bool {
+    pub(in crate::mcp) fn sent(&self) -> bool {
         self.shared.sent.load(Ordering::Relaxed)
     }
 }
@@ -179,12 +179,12 @@ impl LogSink for McpLog {
 }
 
 /// Sampling and elicitation through the MCP client of a call, as far as it declared them.
-pub(super) struct McpClient {
+pub(in crate::mcp) struct McpClient {
     peer: Peer<RoleServer>,
 }
 
 impl McpClient {
-    pub(super) fn new(peer: Peer<RoleServer>) -> Self {
+    pub(in crate::mcp) fn new(peer: Peer<RoleServer>) -> Self {
         McpClient { peer }
     }
 }

@@ -1,33 +1,29 @@
-//! `tools/list`: the listing of each strategy (computed once, at build), the listing of
-//! one session where `tools/list` follows it, whether a call changed that listing, and
-//! the opaque cursors of every paginated list.
+//! `tools/list`: the listing of each strategy (computed once, at build) and the opaque
+//! cursors of every paginated list.
 
 use std::collections::HashSet;
 
-use rmcp::model::{ErrorData, ListToolsResult, Tool};
+use rmcp::model::{ErrorData, Tool};
 
-use super::server::McpServer;
 use super::strategy::Strategy;
 use super::tools::{
-    Rendering, Route, bootstrap_tools, command_tool, group_tool, group_tools, meta_tools,
-    named_tool,
+    Rendering, Route, bootstrap_tools, command_tool, group_tools, meta_tools, named_tool,
 };
-use crate::contexts::SessionState;
 use crate::dispatch::Dispatcher;
 use crate::registry::is_op;
 
 /// The optional tools the builder asked for, and how command tools are rendered.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Options {
-    pub(super) list_names: bool,
-    pub(super) bootstrap: bool,
-    pub(super) context_tools: bool,
-    pub(super) rendering: Rendering,
+pub(in crate::mcp) struct Options {
+    pub(in crate::mcp) list_names: bool,
+    pub(in crate::mcp) bootstrap: bool,
+    pub(in crate::mcp) context_tools: bool,
+    pub(in crate::mcp) rendering: Rendering,
 }
 
 /// The listing of `strategy`, in its fixed order, with the optional tools `options` asks
 /// for.
-pub(super) fn listing(
+pub(in crate::mcp) fn listing(
     dispatcher: &Dispatcher,
     strategy: Strategy,
     eager: &[&'static str],
@@ -101,114 +97,9 @@ fn strategy_listing(
     }
 }
 
-impl McpServer {
-    /// One page of `tools/list`: the session's listing where it is followed, else the
-    /// fixed one. `legacy`: the client's protocol keeps sessions.
-    pub(super) async fn tools_page(
-        &self,
-        cursor: Option<String>,
-        legacy: bool,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let followed = match self.followed_session(legacy).await {
-            Some(handle) => {
-                // A session whose store cannot be read lists nothing it might not call.
-                let state = self
-                    .inner
-                    .dispatcher
-                    .session(&handle)
-                    .await
-                    .map_err(|error| {
-                        let data = super::call::error_data(&error);
-                        ErrorData::internal_error(error.message, Some(data))
-                    })?;
-                Some(self.session_tools(state.as_deref()))
-            }
-            None => None,
-        };
-        let tools = followed.as_ref().unwrap_or(&self.inner.tools);
-        let offset = offset(cursor, tools.len())?;
-        let end = (offset + self.inner.page_size).min(tools.len());
-        Ok(ListToolsResult {
-            tools: tools[offset..end].to_vec(),
-            next_cursor: (end < tools.len()).then(|| encode_cursor(end)),
-            ..Default::default()
-        })
-    }
-
-    /// The session `tools/list` follows: the transport's, when the author opted in and the
-    /// client's protocol has sessions (`legacy`).
-    pub(super) async fn followed_session(&self, legacy: bool) -> Option<String> {
-        if !self.inner.session_tools || !legacy {
-            return None;
-        }
-        self.transport_session(legacy).await
-    }
-
-    /// The listing for a session: commands outside its context left out, and the commands
-    /// it activated added with their full schemas.
-    pub(super) fn session_tools(&self, state: Option<&SessionState>) -> Vec<Tool> {
-        let inner = &*self.inner;
-        let dispatcher = &inner.dispatcher;
-        let registry = dispatcher.registry();
-        let mut tools: Vec<Tool> = inner
-            .tools
-            .iter()
-            .filter_map(|tool| match inner.routes.get(tool.name.as_ref()) {
-                Some(Route::Command(name)) => registry
-                    .get(name)
-                    .is_some_and(|entry| dispatcher.allows(state, entry.def()))
-                    .then(|| tool.clone()),
-                // A category's tool offers only the actions the session may call.
-                Some(Route::Group(category)) => {
-                    let entries: Vec<_> = dispatcher
-                        .exposed_entries()
-                        .filter(|e| e.category() == *category && dispatcher.allows(state, e.def()))
-                        .collect();
-                    (!entries.is_empty()).then(|| group_tool(dispatcher, category, &entries).0)
-                }
-                _ => Some(tool.clone()),
-            })
-            .collect();
-        if matches!(inner.strategy, Strategy::Lazy | Strategy::Hybrid)
-            && let Some(state) = state
-        {
-            for name in state.activated() {
-                if tools.iter().any(|tool| tool.name == name.as_str()) {
-                    continue;
-                }
-                if let Some(entry) = registry.get(name)
-                    && dispatcher.is_exposed(entry.name())
-                    && dispatcher.allows(Some(state), entry.def())
-                {
-                    tools.push(command_tool(entry, inner.rendering));
-                }
-            }
-        }
-        tools
-    }
-
-    /// Whether the session's listing differs between two states of the session.
-    pub(super) fn listing_changed(
-        &self,
-        before: Option<&SessionState>,
-        after: Option<&SessionState>,
-    ) -> bool {
-        if before == after {
-            return false;
-        }
-        let names = |tools: Vec<Tool>| -> Vec<String> {
-            tools
-                .into_iter()
-                .map(|tool| tool.name.into_owned())
-                .collect()
-        };
-        names(self.session_tools(before)) != names(self.session_tools(after))
-    }
-}
-
 /// One page of `items`, from where `cursor` points (the start without one), and the cursor
 /// of the next page if there is one: every `*/list` request pages the same way.
-pub(super) fn page<T>(
+pub(in crate::mcp) fn page<T>(
     items: Vec<T>,
     cursor: Option<String>,
     size: usize,
@@ -221,7 +112,7 @@ pub(super) fn page<T>(
 }
 
 /// Where a page starts: 0 without a cursor, the cursor's offset if it is one of ours.
-pub(super) fn offset(cursor: Option<String>, len: usize) -> Result<usize, ErrorData> {
+pub(in crate::mcp) fn offset(cursor: Option<String>, len: usize) -> Result<usize, ErrorData> {
     match cursor {
         None => Ok(0),
         Some(cursor) => decode_cursor(&cursor, len)
@@ -230,7 +121,7 @@ pub(super) fn offset(cursor: Option<String>, len: usize) -> Result<usize, ErrorD
 }
 
 /// An opaque cursor: the offset, tagged so a made-up cursor is rejected.
-pub(super) fn encode_cursor(offset: usize) -> String {
+pub(in crate::mcp) fn encode_cursor(offset: usize) -> String {
     format!("afd1:{offset:x}")
 }
 

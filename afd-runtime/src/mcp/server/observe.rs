@@ -9,7 +9,7 @@ use std::time::Instant;
 use rmcp::model::{ErrorData, JsonObject};
 use tracing::Instrument as _;
 
-use super::McpServer;
+use super::state::McpServer;
 use crate::metrics;
 use crate::telemetry::{self, Origin, TraceContext};
 
@@ -43,7 +43,7 @@ macro_rules! span {
 impl McpServer {
     /// `name` if this server lists or serves a tool by it, else
     /// [`OTHER`](metrics::OTHER): a value that keeps the metric's labels bounded.
-    pub(super) fn bounded_tool<'a>(&self, name: &'a str) -> &'a str {
+    pub(in crate::mcp) fn bounded_tool<'a>(&self, name: &'a str) -> &'a str {
         let known = self.inner.routes.contains_key(name)
             || self.inner.dispatcher.registry().get(name).is_some();
         if known { name } else { metrics::OTHER }
@@ -54,7 +54,7 @@ impl McpServer {
     /// conventions' attributes, and the child of the caller's trace context (`_meta`, else
     /// the HTTP headers, linked when both). Disabled, and free, when no subscriber takes
     /// afd's spans.
-    pub(super) fn server_span(&self, request: &Request<'_>) -> tracing::Span {
+    pub(in crate::mcp) fn server_span(&self, request: &Request<'_>) -> tracing::Span {
         if !telemetry::enabled() {
             return tracing::Span::none();
         }
@@ -113,7 +113,7 @@ impl McpServer {
 
     /// Runs `request`, the request `observed` describes, timed into the operation metric
     /// (its JSON-RPC error code as `error.type` when it fails) within its span.
-    pub(super) async fn timed<T>(
+    pub(in crate::mcp) async fn timed<T>(
         &self,
         observed: Observed,
         request: impl Future<Output = Result<T, ErrorData>>,
@@ -140,23 +140,23 @@ impl McpServer {
 }
 
 /// A request being timed and traced: its method and its span.
-pub(super) struct Observed {
+pub(in crate::mcp) struct Observed {
     /// `mcp.method.name`.
-    pub(super) method: &'static str,
+    pub(in crate::mcp) method: &'static str,
     /// Its SERVER span (disabled when no subscriber takes afd's spans).
-    pub(super) span: tracing::Span,
+    pub(in crate::mcp) span: tracing::Span,
 }
 
 /// One MCP request as its span describes it.
-pub(super) struct Request<'a> {
+pub(in crate::mcp) struct Request<'a> {
     /// `mcp.method.name`.
-    pub(super) method: &'static str,
+    pub(in crate::mcp) method: &'static str,
     /// The tool, prompt or resource the request names, if any.
-    pub(super) target: Option<&'a str>,
+    pub(in crate::mcp) target: Option<&'a str>,
     /// `jsonrpc.request.id`, as written.
-    pub(super) id: Option<&'a str>,
+    pub(in crate::mcp) id: Option<&'a str>,
     /// The request's `params._meta`, for its trace context.
-    pub(super) meta: Option<&'a JsonObject>,
+    pub(in crate::mcp) meta: Option<&'a JsonObject>,
     /// Where it came from.
-    pub(super) origin: &'a Origin,
+    pub(in crate::mcp) origin: &'a Origin,
 }

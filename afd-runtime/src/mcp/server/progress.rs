@@ -45,7 +45,7 @@ impl fmt::Debug for Progress {
 
 impl Progress {
     /// Reporting through `peer` for the request that carried `token`.
-    pub(super) fn new(peer: rmcp::Peer<RoleServer>, token: ProgressToken) -> Self {
+    pub(in crate::mcp) fn new(peer: rmcp::Peer<RoleServer>, token: ProgressToken) -> Self {
         Progress {
             to: To::Peer(peer),
             token,
@@ -54,7 +54,7 @@ impl Progress {
 
     /// Reporting into `answer`, for the request that carried `token`.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(super) fn for_answer(
+    pub(in crate::mcp) fn for_answer(
         answer: UnboundedSender<ProgressNotificationParam>,
         token: ProgressToken,
     ) -> Self {

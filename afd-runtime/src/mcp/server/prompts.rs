@@ -15,7 +15,7 @@ use crate::prompt::{PromptEntry, Prompts};
 use crate::resource::Resources;
 
 /// Every prompt, sorted by name.
-pub(super) fn list(prompts: &Prompts) -> Vec<Prompt> {
+pub(in crate::mcp) fn list(prompts: &Prompts) -> Vec<Prompt> {
     prompts.list().iter().map(prompt).collect()
 }
 
@@ -43,7 +43,7 @@ fn prompt(entry: &PromptEntry) -> Prompt {
 }
 
 /// The messages of a prompt.
-pub(super) async fn get(
+pub(in crate::mcp) async fn get(
     prompts: &Prompts,
     context: CommandContext,
     request: GetPromptRequestParams,
@@ -72,7 +72,7 @@ pub(super) async fn get(
 }
 
 /// Values for a prompt argument or a resource-template variable.
-pub(super) fn complete(
+pub(in crate::mcp) fn complete(
     prompts: &Prompts,
     resources: &Resources,
     request: &CompleteRequestParams,
@@ -117,7 +117,7 @@ fn completion_info(completion: Completion) -> CompletionInfo {
 /// name or a bad argument, an internal error otherwise; the data holds the stable code, the
 /// suggestion, whether to retry and the details.
 fn error_data(error: CommandError) -> ErrorData {
-    let data = Some(super::call::error_data(&error));
+    let data = Some(super::errors::error_data(&error));
     if error.is(codes::NOT_FOUND) || error.is(codes::VALIDATION_ERROR) {
         ErrorData::invalid_params(error.message, data)
     } else {

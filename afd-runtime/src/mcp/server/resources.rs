@@ -154,8 +154,8 @@ pub(crate) async fn read(
 /// resource-not-found (-32002), `VALIDATION_ERROR` invalid params (-32602), anything else
 /// an internal error; the data holds the stable code, the suggestion, whether to retry
 /// and the details.
-pub(super) fn error_data(error: CommandError) -> ErrorData {
-    let data = Some(super::call::error_data(&error));
+pub(in crate::mcp) fn error_data(error: CommandError) -> ErrorData {
+    let data = Some(super::errors::error_data(&error));
     if error.is(codes::NOT_FOUND) {
         ErrorData::resource_not_found(error.message, data)
     } else if error.is(codes::VALIDATION_ERROR) {

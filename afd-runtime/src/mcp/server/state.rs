@@ -22,41 +22,41 @@ use crate::resource::{ResourceUpdates, Resources, SubscriberId};
 use crate::usage::UsageStats;
 
 /// What the builder computed, shared by every connection of a server.
-pub(super) struct Inner {
-    pub(super) dispatcher: Dispatcher,
+pub(in crate::mcp) struct Inner {
+    pub(in crate::mcp) dispatcher: Dispatcher,
     /// The app's declared resources, beside the catalog's, and their subscriptions.
-    pub(super) resources: Resources,
+    pub(in crate::mcp) resources: Resources,
     /// The app's declared prompts.
-    pub(super) prompts: Prompts,
-    pub(super) strategy: Strategy,
-    pub(super) name: String,
-    pub(super) version: String,
+    pub(in crate::mcp) prompts: Prompts,
+    pub(in crate::mcp) strategy: Strategy,
+    pub(in crate::mcp) name: String,
+    pub(in crate::mcp) version: String,
     /// The full listing, in `tools/list` order.
-    pub(super) tools: Vec<Tool>,
+    pub(in crate::mcp) tools: Vec<Tool>,
     /// What each listed tool does when called, by name.
-    pub(super) routes: HashMap<String, Route>,
+    pub(in crate::mcp) routes: HashMap<String, Route>,
     /// The context every call starts from.
-    pub(super) context: CommandContext,
-    pub(super) page_size: usize,
-    pub(super) instructions: String,
+    pub(in crate::mcp) context: CommandContext,
+    pub(in crate::mcp) page_size: usize,
+    pub(in crate::mcp) instructions: String,
     /// Whether `tools/list` follows the transport session.
-    pub(super) session_tools: bool,
+    pub(in crate::mcp) session_tools: bool,
     /// How command tools are rendered (also those a session activates later).
-    pub(super) rendering: Rendering,
+    pub(in crate::mcp) rendering: Rendering,
     /// The hybrid strategy's eager commands, as the builder was given them.
-    pub(super) eager: Vec<&'static str>,
+    pub(in crate::mcp) eager: Vec<&'static str>,
     /// The optional tools of the listing.
-    pub(super) options: listing::Options,
+    pub(in crate::mcp) options: listing::Options,
     /// Whether the instructions were the app's own rather than generated from the catalog.
-    pub(super) custom_instructions: bool,
+    pub(in crate::mcp) custom_instructions: bool,
     /// The server as seen by callers granted each scope set, made on first use.
-    pub(super) views: PerScopes<Inner>,
+    pub(in crate::mcp) views: PerScopes<Inner>,
     /// Where decisions are recorded.
-    pub(super) audit: Arc<Audit>,
+    pub(in crate::mcp) audit: Arc<Audit>,
     /// The drain every transport of the server shares.
-    pub(super) drain: Drain,
+    pub(in crate::mcp) drain: Drain,
     /// What `/readyz` checks.
-    pub(super) readiness: Readiness,
+    pub(in crate::mcp) readiness: Readiness,
 }
 
 impl Inner {
@@ -80,7 +80,7 @@ impl Inner {
         let instructions = if self.custom_instructions {
             self.instructions.clone()
         } else {
-            super::builder::instructions(&dispatcher, self.strategy)
+            super::instructions::instructions(&dispatcher, self.strategy)
         };
         Inner {
             dispatcher,
@@ -165,7 +165,7 @@ impl Drop for Connection {
 /// Cheap to clone. Each clone is a new connection: served, it has its own transport
 /// session (the default session of its calls), so serve a clone per client.
 pub struct McpServer {
-    pub(super) inner: Arc<Inner>,
+    pub(in crate::mcp) inner: Arc<Inner>,
     connection: Arc<Connection>,
 }
 
@@ -181,7 +181,7 @@ impl Clone for McpServer {
 /// A server whose connection is held weakly: the HTTP front's handle on a session's server,
 /// which rmcp holds while the session lasts, so that the front's handle does not keep it.
 #[cfg(feature = "http")]
-pub(super) struct WeakServer {
+pub(in crate::mcp) struct WeakServer {
     inner: Arc<Inner>,
     connection: std::sync::Weak<Connection>,
 }
@@ -189,7 +189,7 @@ pub(super) struct WeakServer {
 #[cfg(feature = "http")]
 impl WeakServer {
     /// The server, while its connection lasts.
-    pub(super) fn upgrade(&self) -> Option<McpServer> {
+    pub(in crate::mcp) fn upgrade(&self) -> Option<McpServer> {
         Some(McpServer {
             inner: self.inner.clone(),
             connection: self.connection.upgrade()?,
@@ -197,7 +197,7 @@ impl WeakServer {
     }
 
     /// Whether its connection still lasts.
-    pub(super) fn is_alive(&self) -> bool {
+    pub(in crate::mcp) fn is_alive(&self) -> bool {
         self.connection.strong_count() > 0
     }
 }
@@ -215,13 +215,13 @@ impl fmt::Debug for McpServer {
 impl McpServer {
     /// The log level this connection's client set (`logging/setLevel`), shared with the
     /// log sinks of its calls.
-    pub(super) fn log_level(&self) -> &Arc<LevelCell> {
+    pub(in crate::mcp) fn log_level(&self) -> &Arc<LevelCell> {
         &self.connection.log_level
     }
 
     /// This server, its connection held weakly.
     #[cfg(feature = "http")]
-    pub(super) fn downgrade(&self) -> WeakServer {
+    pub(in crate::mcp) fn downgrade(&self) -> WeakServer {
         WeakServer {
             inner: self.inner.clone(),
             connection: Arc::downgrade(&self.connection),
@@ -256,7 +256,7 @@ impl McpServer {
 
     /// This server as `principal` sees it: [`for_scopes`](McpServer::for_scopes) of its
     /// scopes, or the whole server without a principal.
-    pub(super) fn seen_by(&self, principal: Option<&Principal>) -> McpServer {
+    pub(in crate::mcp) fn seen_by(&self, principal: Option<&Principal>) -> McpServer {
         match principal {
             Some(principal) => self.for_scopes(principal.scopes()),
             None => McpServer {
@@ -322,7 +322,7 @@ impl McpServer {
 
     /// This connection as a resource subscriber: its id, with the subscriptions recorded
     /// so that the connection's end forgets them.
-    pub(super) fn subscriber(&self) -> SubscriberId {
+    pub(in crate::mcp) fn subscriber(&self) -> SubscriberId {
         let _ = self
             .connection
             .subscriptions
@@ -340,24 +340,8 @@ impl McpServer {
         &self.inner.instructions
     }
 
-    /// Serves over stdin/stdout until the client disconnects. Logs must go to stderr.
-    ///
-    /// Where both streams are pipes (how MCP clients start stdio servers) they are driven
-    /// by Tokio's non-blocking pipe reactor rather than a blocking thread per read and
-    /// write ([`rmcp::transport::stdio_pipes`]); a terminal or a file falls back to the
-    /// blocking handles. The stream is served by [`serve_stream`](McpServer::serve_stream):
-    /// `tools/call` answered by afd-rs directly, everything else by rmcp.
-    ///
-    /// # Errors
-    ///
-    /// The transport failed to start.
-    pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let (stdin, stdout) = rmcp::transport::stdio_pipes();
-        self.serve_stream(stdin, stdout).await
-    }
-
     /// A stream server (a stdio or duplex connection) over what the builder computed.
-    pub(super) fn new(inner: Inner) -> McpServer {
+    pub(in crate::mcp) fn new(inner: Inner) -> McpServer {
         McpServer {
             inner: Arc::new(inner),
             connection: Arc::new(Connection::new(Transport::Stream)),
@@ -366,7 +350,7 @@ impl McpServer {
 
     /// A server whose connections are HTTP ones.
     #[cfg(feature = "http")]
-    pub(super) fn for_http(&self) -> McpServer {
+    pub(in crate::mcp) fn for_http(&self) -> McpServer {
         McpServer {
             inner: self.inner.clone(),
             connection: Arc::new(Connection::new(Transport::Http)),
@@ -374,7 +358,7 @@ impl McpServer {
     }
 
     /// The conventions' `network.transport` of this connection (`pipe` for a stream).
-    pub(super) fn network_transport(&self) -> crate::metrics::Transport {
+    pub(in crate::mcp) fn network_transport(&self) -> crate::metrics::Transport {
         match self.connection.transport {
             Transport::Stream => crate::metrics::Transport::Pipe,
             Transport::Http => crate::metrics::Transport::Tcp,
@@ -385,7 +369,7 @@ impl McpServer {
     /// connection only for a client whose protocol keeps sessions (`legacy`: 2025-11-25 or
     /// older). Created on first use, and made afresh if it expired. A store that cannot be
     /// reached is only logged here: the call's own session check then refuses the call.
-    pub(super) async fn transport_session(&self, legacy: bool) -> Option<String> {
+    pub(in crate::mcp) async fn transport_session(&self, legacy: bool) -> Option<String> {
         let has_session = match self.connection.transport {
             Transport::Stream => true,
             Transport::Http => legacy,

@@ -51,6 +51,26 @@ pub(crate) enum Route {
     Schema,
 }
 
+impl Route {
+    /// The command a call of a tool with this route runs (`None`: a tool of no route, a
+    /// command called by its own name): the command afd-call names in `command`, the
+    /// `action` of a category's tool, a command's own tool's command, or `tool` itself
+    /// when the server has no tool by that name; `None` for the other built-in tools.
+    pub(crate) fn command<'a>(
+        route: Option<&'a Route>,
+        tool: &'a str,
+        argument: impl Fn(&str) -> Option<&'a str>,
+    ) -> Option<&'a str> {
+        match route {
+            Some(Route::Call) => argument("command"),
+            Some(Route::Group(_)) => argument("action"),
+            Some(Route::Command(command)) => Some(command),
+            Some(_) => None,
+            None => Some(tool),
+        }
+    }
+}
+
 /// The bootstrap tools afd-help, afd-docs and afd-schema, read-only.
 pub(crate) fn bootstrap_tools() -> Vec<(Tool, Route)> {
     use crate::tools::help::{docs_schema, help_schema, schema_schema};
@@ -157,7 +177,10 @@ pub(crate) fn discover_description(dispatcher: &Dispatcher) -> String {
 /// afd-discover and afd-detail (`with_introspection`), then afd-call, afd-batch, afd-pipe.
 /// The three dispatchers carry no annotations: MCP's defaults (may write, may destroy,
 /// not idempotent, open world) are what a tool that runs any command may do.
-pub(super) fn meta_tools(dispatcher: &Dispatcher, with_introspection: bool) -> Vec<(Tool, Route)> {
+pub(in crate::mcp) fn meta_tools(
+    dispatcher: &Dispatcher,
+    with_introspection: bool,
+) -> Vec<(Tool, Route)> {
     let mut tools = Vec::with_capacity(5);
     if with_introspection {
         tools.push((
@@ -340,7 +363,10 @@ fn group_annotations(entries: &[&CommandEntry]) -> Option<ToolAnnotations> {
 }
 
 /// The grouped strategy's tools: one per category, then the context operations.
-pub(super) fn group_tools(dispatcher: &Dispatcher, rendering: Rendering) -> Vec<(Tool, Route)> {
+pub(in crate::mcp) fn group_tools(
+    dispatcher: &Dispatcher,
+    rendering: Rendering,
+) -> Vec<(Tool, Route)> {
     let mut groups: BTreeMap<&'static str, Vec<&CommandEntry>> = BTreeMap::new();
     let mut ops = Vec::new();
     for entry in dispatcher.exposed_entries() {
@@ -361,7 +387,7 @@ pub(super) fn group_tools(dispatcher: &Dispatcher, rendering: Rendering) -> Vec<
 
 /// A command listed by name and summary with a permissive schema; its real schema comes
 /// from afd-detail (and validates every call).
-pub(super) fn named_tool(entry: &CommandEntry) -> Tool {
+pub(in crate::mcp) fn named_tool(entry: &CommandEntry) -> Tool {
     let mut tool = Tool::new(
         entry.name(),
         summary(entry.description()),

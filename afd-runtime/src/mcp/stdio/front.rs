@@ -31,13 +31,6 @@
 //!
 //! The responses are the ones rmcp writes (`tests/mcp_stream.rs` compares them).
 
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
-mod lines;
-pub(super) mod malformed;
-mod order;
-pub(super) mod wire;
-
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -53,14 +46,14 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _,
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use self::lines::Line;
-use self::malformed::Refused;
-use self::order::{Counted, Order};
-use self::wire::{CallParams, CallRequest, Envelope, InitializeResponse};
-use super::call::{Outbound, PROGRESS_TOKEN, ToolCall};
-use super::server::McpServer;
-use super::tools::Route;
+use super::lines::{self, Line};
+use super::order::{Counted, Order};
 use crate::command::ExecutionTime;
+use crate::mcp::server::call::{Outbound, PROGRESS_TOKEN, ToolCall};
+use crate::mcp::server::state::McpServer;
+use crate::mcp::server::tools::Route;
+use crate::mcp::wire::malformed::{self, Refused};
+use crate::mcp::wire::message::{self, CallParams, CallRequest, Envelope, InitializeResponse};
 use crate::metrics::{self, Transport};
 
 /// The in-memory pipe to rmcp, each way.
@@ -74,11 +67,11 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 type SharedWriter<W> = Arc<tokio::sync::Mutex<W>>;
 
 /// Calls running on their own task, by JSON-RPC id (as JSON text).
-type InFlight = Arc<Mutex<HashMap<String, CancellationToken>>>;
+pub(super) type InFlight = Arc<Mutex<HashMap<String, CancellationToken>>>;
 
 /// How far the connection's handshake has gone.
 #[derive(Debug, Default)]
-struct Handshake {
+pub(super) struct Handshake {
     /// The `initialize` request's id.
     initialize_id: Option<Value>,
     /// The protocol version rmcp answered it with.
@@ -99,7 +92,7 @@ impl Handshake {
             && self
                 .version
                 .as_deref()
-                .is_some_and(|version| version < wire::INLINE_VERSION)
+                .is_some_and(|version| version < message::INLINE_VERSION)
     }
 
     /// rmcp's handle on the client where it chose the lifecycle of 2026-07-28: a request
@@ -115,12 +108,28 @@ impl Handshake {
 type CallFuture = Pin<Box<dyn Future<Output = Vec<u8>> + Send>>;
 
 impl McpServer {
+    /// Serves over stdin/stdout until the client disconnects. Logs must go to stderr.
+    ///
+    /// Where both streams are pipes (how MCP clients start stdio servers) they are driven
+    /// by Tokio's non-blocking pipe reactor rather than a blocking thread per read and
+    /// write ([`rmcp::transport::stdio_pipes`]); a terminal or a file falls back to the
+    /// blocking handles. The stream is served by [`serve_stream`](McpServer::serve_stream):
+    /// `tools/call` answered by afd-rs directly, everything else by rmcp.
+    ///
+    /// # Errors
+    ///
+    /// The transport failed to start.
+    pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        self.serve_stream(stdin, stdout).await
+    }
+
     /// Serves one client over a byte stream of newline-delimited JSON-RPC (what
     /// [`serve_stdio`](McpServer::serve_stdio) does with stdin and stdout), until the
     /// reader ends and every answer is written.
     ///
     /// `tools/call` requests are answered by afd-rs itself, everything else by rmcp (the
-    /// `stream` module's documentation says which calls and why); the answers are the same.
+    /// `stdio::front` module's documentation says which calls and why); the answers are the same.
     ///
     /// # Errors
     ///
@@ -336,16 +345,11 @@ impl McpServer {
                 .and_then(|arguments| arguments.get(key))
                 .and_then(Value::as_str)
         };
-        let command = match self.inner.routes.get(params.name.as_str()) {
-            Some(Route::Batch | Route::Pipe) => return false,
-            Some(Route::Call) => argument("command"),
-            Some(Route::Group(_)) => argument("action"),
-            Some(Route::Command(command)) => Some(*command),
-            Some(Route::Discover | Route::Detail | Route::Help | Route::Docs | Route::Schema) => {
-                None
-            }
-            None => Some(params.name.as_str()),
-        };
+        let route = self.inner.routes.get(params.name.as_str());
+        if matches!(route, Some(Route::Batch | Route::Pipe)) {
+            return false;
+        }
+        let command = Route::command(route, params.name.as_str(), argument);
         let slow = command
             .and_then(|command| self.inner.dispatcher.registry().get(command))
             .and_then(|entry| entry.def().execution_time())
@@ -391,7 +395,7 @@ impl McpServer {
                     if called.notified {
                         order.passed_on().await;
                     }
-                    wire::response_line(&id, called.answer, !legacy)
+                    message::response_line(&id, called.answer, !legacy)
                 }
                 Err(_) => {
                     // Whatever progress it reported before it panicked still goes first.
@@ -399,7 +403,7 @@ impl McpServer {
                         order.passed_on().await;
                     }
                     tracing::error!(tool = %name, "a tools/call panicked outside its handler");
-                    wire::internal_error_line(&id)
+                    message::internal_error_line(&id)
                 }
             }
         })
@@ -412,7 +416,11 @@ impl McpServer {
 ///
 /// A notification whose params do not fit its method gets no answer (JSON-RPC forbids
 /// one) and is not passed on either: the empty line.
-fn refuse(line: &[u8], handshake: &Mutex<Handshake>, in_flight: &InFlight) -> Option<Vec<u8>> {
+pub(super) fn refuse(
+    line: &[u8],
+    handshake: &Mutex<Handshake>,
+    in_flight: &InFlight,
+) -> Option<Vec<u8>> {
     if !observe(line, handshake, in_flight) {
         return malformed::answer(line);
     }

@@ -3,7 +3,7 @@
 //!
 //! [`stdio_line`] runs a line through the front's own functions in the front's order, on a
 //! connection whose handshake is done: the parse that takes a `tools/call`, then
-//! [`refuse`](super::refuse) (the answers the front writes itself, and what it notes of the
+//! [`refuse`](super::front::refuse) (the answers the front writes itself, and what it notes of the
 //! messages it passes on). A line the front takes as a call is answered with a result that
 //! echoes its arguments, written both the front's way and rmcp's way, so that a fuzzer can
 //! compare the two.
@@ -13,10 +13,10 @@ use std::sync::Mutex;
 use rmcp::model::{CallToolRequestParams, NumberOrString, ServerJsonRpcMessage, ServerResult};
 use serde_json::Value;
 
-use super::wire::{self, CallRequest};
-use super::{Handshake, InFlight, refuse};
+use super::front::{Handshake, InFlight, refuse};
 use crate::CommandResult;
-use crate::mcp::call::Answer;
+use crate::mcp::server::call::Answer;
+use crate::mcp::wire::message::{self, CallRequest};
 
 /// What the front does with one line.
 #[derive(Debug)]
@@ -50,7 +50,7 @@ pub fn stdio_line(line: &[u8]) -> Handling {
     {
         let arguments = call.params.arguments.clone().unwrap_or_default();
         let answer = Answer::Command(CommandResult::success(Value::Object(arguments.clone())));
-        let ours = wire::response_line(
+        let ours = message::response_line(
             &call.id,
             Answer::Command(CommandResult::success(Value::Object(arguments.clone()))),
             false,

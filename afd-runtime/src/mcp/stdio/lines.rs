@@ -6,7 +6,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt as _};
 
 /// What [`read_line`] read.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Line {
+pub(in crate::mcp) enum Line {
     /// The stream ended with nothing more to read.
     End,
     /// A whole line (with its newline, unless the stream ended without one).
@@ -17,7 +17,7 @@ pub(super) enum Line {
 }
 
 /// Reads one line into `line` (cleared first), holding at most `limit` bytes of it.
-pub(super) async fn read_line<R: AsyncBufRead + Unpin>(
+pub(in crate::mcp) async fn read_line<R: AsyncBufRead + Unpin>(
     reader: &mut R,
     line: &mut Vec<u8>,
     limit: usize,
@@ -52,7 +52,9 @@ pub(super) async fn read_line<R: AsyncBufRead + Unpin>(
 
 /// Skips the rest of a line (through its newline), reading it a buffer at a time; false
 /// when the stream ended first.
-pub(super) async fn skip_line<R: AsyncBufRead + Unpin>(reader: &mut R) -> std::io::Result<bool> {
+pub(in crate::mcp) async fn skip_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+) -> std::io::Result<bool> {
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {

@@ -12,13 +12,13 @@ use tokio::io::{AsyncRead, AsyncWrite};
 /// front): how many bytes rmcp has written into its side of the pipe, and how many the
 /// copy has passed on to the client.
 #[derive(Debug)]
-pub(super) struct Order {
+pub(in crate::mcp) struct Order {
     written: AtomicU64,
     copied: tokio::sync::watch::Sender<u64>,
 }
 
 impl Order {
-    pub(super) fn new() -> Self {
+    pub(in crate::mcp) fn new() -> Self {
         Order {
             written: AtomicU64::new(0),
             copied: tokio::sync::watch::Sender::new(0),
@@ -26,19 +26,19 @@ impl Order {
     }
 
     /// Notes that the copy passed on `bytes` more of rmcp's output.
-    pub(super) fn copied(&self, bytes: usize) {
+    pub(in crate::mcp) fn copied(&self, bytes: usize) {
         self.copied.send_modify(|copied| *copied += bytes as u64);
     }
 
     /// Notes that the copy has ended: nothing more will be passed on, so a call waiting for
     /// its notifications must not wait for ever.
-    pub(super) fn ended(&self) {
+    pub(in crate::mcp) fn ended(&self) {
         self.copied.send_replace(u64::MAX);
     }
 
     /// Waits until everything rmcp wrote so far (every notification the call awaited) has
     /// reached the client.
-    pub(super) async fn passed_on(&self) {
+    pub(in crate::mcp) async fn passed_on(&self) {
         let written = self.written.load(Ordering::Acquire);
         let mut copied = self.copied.subscribe();
         // The sender lives as long as `self`: `wait_for` cannot fail here.
@@ -47,13 +47,13 @@ impl Order {
 }
 
 /// rmcp's side of the pipe, counting what rmcp writes.
-pub(super) struct Counted<S> {
+pub(in crate::mcp) struct Counted<S> {
     inner: S,
     order: Arc<Order>,
 }
 
 impl<S> Counted<S> {
-    pub(super) fn new(inner: S, order: Arc<Order>) -> Self {
+    pub(in crate::mcp) fn new(inner: S, order: Arc<Order>) -> Self {
         Counted { inner, order }
     }
 }

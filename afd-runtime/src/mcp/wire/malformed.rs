@@ -20,8 +20,8 @@ use serde::Deserializer as _;
 use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Value, json};
 
-pub(in crate::mcp) use super::wire::AnswerId;
-use super::wire::{self, Envelope};
+pub(in crate::mcp) use super::message::AnswerId;
+use super::message::{self, Envelope};
 use crate::text::json_kind;
 
 /// The deepest nesting of arrays and objects serde_json (and so rmcp) reads: the 128th
@@ -32,11 +32,11 @@ pub(in crate::mcp) const MAX_NESTING: usize = 127;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The longest line rmcp reads (newline included); it drops a longer one without a word.
-pub(super) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+pub(in crate::mcp) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// The error line for a line longer than rmcp reads, from the first [`MAX_LINE_BYTES`] of
 /// it (the rest is not read), with the id if those bytes show it.
-pub(super) fn too_long(start: &[u8]) -> Vec<u8> {
+pub(in crate::mcp) fn too_long(start: &[u8]) -> Vec<u8> {
     let start = start.strip_prefix(BOM).unwrap_or(start).trim_ascii_start();
     let error = Malformed {
         id: readable_id(start),
@@ -71,13 +71,13 @@ impl Malformed {
 
     /// The JSON-RPC error response, one line.
     pub(in crate::mcp) fn to_line(&self) -> Vec<u8> {
-        wire::error_line(&self.id, self.code, &self.message, self.data.clone())
+        message::error_line(&self.id, self.code, &self.message, self.data.clone())
     }
 }
 
 /// The error line to answer `line` with, or `None` when rmcp reads it after all (a blank
 /// line, or a message behind a byte order mark or whitespace).
-pub(super) fn answer(line: &[u8]) -> Option<Vec<u8>> {
+pub(in crate::mcp) fn answer(line: &[u8]) -> Option<Vec<u8>> {
     diagnose(line).map(|malformed| malformed.to_line())
 }
 
@@ -162,7 +162,7 @@ pub(in crate::mcp) fn diagnose(line: &[u8]) -> Option<Malformed> {
 /// client message (an id that is no integer rmcp takes, `params` of the wrong shape for its
 /// method): rmcp would answer it with `id: null`. `None` when rmcp reads it, or when it has
 /// no id to answer with (a notification, which gets no answer either way).
-pub(super) fn unreadable(line: &[u8]) -> Option<Vec<u8>> {
+pub(in crate::mcp) fn unreadable(line: &[u8]) -> Option<Vec<u8>> {
     let line = line.strip_prefix(BOM).unwrap_or(line).trim_ascii();
     let message = serde_json::from_slice::<Envelope>(line).ok()?;
     unread(line, &message).map(|malformed| malformed.to_line())

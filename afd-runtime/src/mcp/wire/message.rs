@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::mcp::SESSION_META;
-use crate::mcp::call::{Answer, CALL_PANICKED, PROGRESS_TOKEN};
+use crate::mcp::server::SESSION_META;
+use crate::mcp::server::call::{Answer, CALL_PANICKED, PROGRESS_TOKEN};
 
 /// The `_meta` members of a 2026-07-28 request that carry the protocol version, the client
 /// and its capabilities.
@@ -222,7 +222,7 @@ impl CallRequest<'_> {
     /// as it is written (a string, or an integer that fits an `i64`: rmcp answers `2e9` as
     /// `2000000000` and refuses `1.5`, so those are left to it and to the `malformed`
     /// module) and a `_meta` that carries nothing but what the call path reads.
-    pub(super) fn plain(&self) -> bool {
+    pub(in crate::mcp) fn plain(&self) -> bool {
         self.plain_envelope()
             && self
                 .params
@@ -235,7 +235,7 @@ impl CallRequest<'_> {
     /// metadata (2026-07-28): as [`plain`](CallRequest::plain), with the version, the
     /// client and capabilities in `_meta`, and a client the server would not ask
     /// anything mid-call (no sampling or elicitation capability).
-    pub(super) fn plain_inline(&self) -> bool {
+    pub(in crate::mcp) fn plain_inline(&self) -> bool {
         let Some(meta) = self.params.meta.as_ref() else {
             return false;
         };
@@ -264,25 +264,25 @@ fn plain_meta(meta: &CallMeta) -> bool {
 
 /// What the front reads of any other message.
 #[derive(Deserialize)]
-pub(super) struct Envelope<'a> {
+pub(in crate::mcp) struct Envelope<'a> {
     #[serde(default, borrow)]
-    pub(super) jsonrpc: Option<Cow<'a, str>>,
+    pub(in crate::mcp) jsonrpc: Option<Cow<'a, str>>,
     #[serde(default)]
-    pub(super) id: Option<Value>,
+    pub(in crate::mcp) id: Option<Value>,
     #[serde(default)]
-    pub(super) method: Option<String>,
+    pub(in crate::mcp) method: Option<String>,
     #[serde(default)]
-    pub(super) params: Option<Value>,
+    pub(in crate::mcp) params: Option<Value>,
     #[serde(default)]
-    pub(super) result: Option<IgnoredAny>,
+    pub(in crate::mcp) result: Option<IgnoredAny>,
     #[serde(default)]
-    pub(super) error: Option<IgnoredAny>,
+    pub(in crate::mcp) error: Option<IgnoredAny>,
 }
 
 impl Envelope<'_> {
     /// Why a message with an id is no JSON-RPC 2.0 request or response (rmcp would answer
     /// it without its id); `None` when it may be one, or has no id to answer with.
-    pub(super) fn problem(&self) -> Option<&'static str> {
+    pub(in crate::mcp) fn problem(&self) -> Option<&'static str> {
         self.id.as_ref()?;
         if self.jsonrpc.as_deref() != Some("2.0") {
             Some("the `jsonrpc` member must be \"2.0\"")
@@ -296,15 +296,15 @@ impl Envelope<'_> {
 
 /// What the front reads of rmcp's answer to `initialize`.
 #[derive(Deserialize)]
-pub(super) struct InitializeResponse {
-    pub(super) id: Value,
-    pub(super) result: InitializeResult,
+pub(in crate::mcp) struct InitializeResponse {
+    pub(in crate::mcp) id: Value,
+    pub(in crate::mcp) result: InitializeResult,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct InitializeResult {
-    pub(super) protocol_version: String,
+pub(in crate::mcp) struct InitializeResult {
+    pub(in crate::mcp) protocol_version: String,
 }
 
 #[derive(Serialize)]
@@ -379,7 +379,7 @@ struct ErrorBody<'a> {
 /// The response line rmcp writes for `answer`: `CallToolResult`'s fields in its order, the
 /// structured content written once and copied as the text; `resultType` only when
 /// `complete` (2026-07-28).
-pub(super) fn response_line(id: &Value, answer: Answer, complete: bool) -> Vec<u8> {
+pub(in crate::mcp) fn response_line(id: &Value, answer: Answer, complete: bool) -> Vec<u8> {
     let mut line = response_json(id, answer, complete);
     line.push(b'\n');
     line
@@ -422,7 +422,7 @@ pub(in crate::mcp) fn response_json(id: &Value, answer: Answer, complete: bool) 
 }
 
 /// The error response line for a call that panicked outside its handler.
-pub(super) fn internal_error_line(id: &Value) -> Vec<u8> {
+pub(in crate::mcp) fn internal_error_line(id: &Value) -> Vec<u8> {
     let mut line = serde_json::to_vec(&ErrorResponse {
         jsonrpc: "2.0",
         id,

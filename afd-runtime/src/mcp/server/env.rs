@@ -1,0 +1,24 @@
+//! The names a server answers to from outside: the environment variables it reads at
+//! start-up, and the `_meta` key that carries a session handle.
+
+/// The `_meta` key that carries a session handle on any request (for tools whose
+/// arguments cannot, such as a command's own tool).
+pub const SESSION_META: &str = "afd/session";
+
+/// The environment variable that overrides the strategy at start-up.
+pub const STRATEGY_ENV: &str = "AFD_TOOL_STRATEGY";
+
+/// The other environment variable that overrides the strategy at start-up, by the names
+/// the design documents use: `eager` (every command its own tool: the individual
+/// strategy) or `lazy`. [`STRATEGY_ENV`] wins when both are set.
+pub const LOADING_ENV: &str = "TOOL_LOADING";
+
+/// The environment variable that turns command tools' output schemas on or off at
+/// start-up (`on`/`off`, `true`/`false`, `1`/`0`), over
+/// [`McpServerBuilder::output_schemas`].
+pub const OUTPUT_SCHEMAS_ENV: &str = "AFD_OUTPUT_SCHEMAS";
+
+/// The environment variable that turns the compaction of advertised input schemas on or
+/// off at start-up (`on`/`off`, `true`/`false`, `1`/`0`), over
+/// [`McpServerBuilder::compact_schemas`].
+pub const COMPACT_SCHEMAS_ENV: &str = "AFD_COMPACT_SCHEMAS";

@@ -1,0 +1,31 @@
+//! The server itself, below every transport: what the builder computes once (the tools, their
+//! advertised schemas, the listing of each strategy, the instructions), the listing of one
+//! session, the one `tools/call` path and what it may ask of the client, resources, prompts
+//! and completions, and what a request is to an operator (its span and metrics).
+
+mod advertise;
+mod builder;
+pub(in crate::mcp) mod call;
+#[cfg(feature = "http")]
+pub(in crate::mcp) mod caller;
+pub(in crate::mcp) mod client;
+mod env;
+pub(in crate::mcp) mod errors;
+mod instructions;
+pub(in crate::mcp) mod listing;
+pub(in crate::mcp) mod observe;
+mod progress;
+pub(in crate::mcp) mod prompts;
+pub(in crate::mcp) mod resources;
+pub(in crate::mcp) mod state;
+mod strategy;
+pub(in crate::mcp) mod tools;
+mod tools_list;
+
+pub use builder::{BuildError, McpServerBuilder};
+pub use env::{COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV, SESSION_META, STRATEGY_ENV};
+pub use progress::Progress;
+pub use resources::{CATALOG_URI, CATEGORIES_PREFIX, COMMANDS_PREFIX};
+pub use state::McpServer;
+pub use strategy::{Strategy, UnknownStrategy};
+pub use tools::{BATCH, CALL, DETAIL, DISCOVER, DOCS, HELP, PIPE, SCHEMA};
