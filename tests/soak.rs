@@ -98,3 +98,18 @@ async fn the_shop_holds_concurrent_sessions_bounds_them_and_expires_idle_ones() 
     );
     handle.shutdown().await;
 }
+
+/// Mixed reads and writes at 64 in flight against the shop's store on a file (the reader
+/// pool and the one writer, blocking handlers on the blocking pool): every call answers
+/// with success, and the stock moved by exactly the restocks that succeeded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mixed_reads_and_writes_keep_the_shop_consistent() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let report =
+        afd_bench::mixed::run(&dir.path().join("shop.sqlite3"), 64, Duration::from_secs(3))
+            .await
+            .expect("the soak runs");
+    assert_eq!(report.failures, 0, "{:#?}", report.examples);
+    assert!(report.reads > 0 && report.writes > 0, "{report:?}");
+    assert!(report.consistent(), "{report:?}");
+}

@@ -78,6 +78,7 @@ pub struct CommandAttrs {
     pub aliases: Attr<Vec<LitStr>>,
     pub deprecated_aliases: Attr<Vec<LitStr>>,
     pub eager: Flag,
+    pub blocking: Flag,
     pub contexts: Attr<Vec<LitStr>>,
     pub scopes: Attr<Vec<LitStr>>,
     pub crate_path: Attr<syn::Path>,
@@ -105,6 +106,7 @@ impl CommandAttrs {
             aliases: Attr::none(CommandKey::Aliases),
             deprecated_aliases: Attr::none(CommandKey::DeprecatedAliases),
             eager: Attr::none(CommandKey::Eager),
+            blocking: Attr::none(CommandKey::Blocking),
             contexts: Attr::none(CommandKey::Contexts),
             scopes: Attr::none(CommandKey::Scopes),
             crate_path: Attr::none(CommandKey::Crate),
@@ -149,6 +151,7 @@ impl CommandAttrs {
             CommandKey::OpenWorld => self.open_world.set(errors, path, flag(meta)?),
             CommandKey::Handoff => self.handoff.set(errors, path, flag(meta)?),
             CommandKey::Eager => self.eager.set(errors, path, flag(meta)?),
+            CommandKey::Blocking => self.blocking.set(errors, path, flag(meta)?),
             CommandKey::Expose => self.expose.set(errors, path, surfaces(errors, meta)?),
             CommandKey::Crate => self.crate_path.set(errors, path, crate_path(meta)?),
         }

@@ -69,7 +69,7 @@ fn generate_command(attrs: &CommandAttrs, handler: &Handler<'_>) -> TokenStream 
         None => quote!(#rt::no_input_schema),
     };
     let output_schema = output_schema(&handler.output, &rt);
-    let handler_fn = handler_fn(handler, &name, &rt);
+    let handler_fn = handler_fn(handler, attrs.blocking.get().is_some(), &name, &rt);
 
     let location = source_location(ident.span(), &rt);
 
@@ -474,6 +474,9 @@ fn builder_calls(attrs: &CommandAttrs, rt: &TokenStream) -> TokenStream {
     if attrs.eager.get().is_some() {
         calls.extend(quote!(.with_eager()));
     }
+    if attrs.blocking.get().is_some() {
+        calls.extend(quote!(.with_blocking()));
+    }
     if let Some(contexts) = attrs.contexts.get() {
         let contexts = strings(contexts);
         calls.extend(quote!(.with_contexts(#contexts)));
@@ -511,7 +514,7 @@ fn projection(ty: &Type, assoc: &str, written: Option<&Type>, rt: &TokenStream) 
 }
 
 /// The type-erased handler: decode the input, call the function, convert its return value.
-fn handler_fn(handler: &Handler<'_>, name: &str, rt: &TokenStream) -> TokenStream {
+fn handler_fn(handler: &Handler<'_>, blocking: bool, name: &str, rt: &TokenStream) -> TokenStream {
     let ident = &handler.item.sig.ident;
     let decode = match handler.input() {
         Some(ty) => quote_spanned! {ty.span()=>
@@ -548,15 +551,21 @@ fn handler_fn(handler: &Handler<'_>, name: &str, rt: &TokenStream) -> TokenStrea
     };
     // A sync function needs no state machine of its own: its body is a plain function and
     // one shared future type runs it when polled (`sync_handler`), which keeps the code
-    // each command adds small (BENCHMARKS.md, "Compile cost").
+    // each command adds small (BENCHMARKS.md, "Compile cost"). A `blocking` one runs on
+    // the blocking pool instead (`blocking_handler`).
     if handler.item.sig.asyncness.is_none() {
+        let run = if blocking {
+            quote!(#rt::blocking_handler)
+        } else {
+            quote!(#rt::sync_handler)
+        };
         return quote! {
             #[doc(hidden)]
             fn __afd_handler(
                 __afd_input: #rt::Value,
                 __afd_ctx: #rt::CommandContext,
             ) -> #rt::HandlerFuture {
-                #rt::sync_handler(Self::__afd_call, __afd_input, __afd_ctx)
+                #run(Self::__afd_call, __afd_input, __afd_ctx)
             }
 
             #[doc(hidden)]

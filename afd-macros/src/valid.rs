@@ -121,6 +121,15 @@ pub fn command(errors: &Errors, attrs: &CommandAttrs, handler: &Handler<'_>) {
             );
         }
     }
+    if let (Some(tokens), true) = (
+        attrs.blocking.tokens(),
+        handler.item.sig.asyncness.is_some(),
+    ) {
+        errors.error_spanned_by(
+            tokens,
+            "`blocking` is for a plain `fn`: an `async fn` must not block; remove `blocking`, or make the function sync and let it block",
+        );
+    }
     if attrs.handoff.get().is_none()
         && let Some(tokens) = attrs.handoff_protocol.tokens()
     {

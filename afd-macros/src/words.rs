@@ -93,6 +93,7 @@ words! {
         Aliases = "aliases",
         DeprecatedAliases = "deprecated_aliases",
         Eager = "eager",
+        Blocking = "blocking",
         Contexts = "contexts",
         Scopes = "scopes",
         Crate = "crate",

@@ -303,6 +303,7 @@ pub struct CommandDef {
     aliases: &'static [&'static str],
     deprecated_aliases: &'static [&'static str],
     eager: bool,
+    blocking: bool,
     contexts: &'static [&'static str],
     scopes: &'static [&'static str],
     source: SourceLocation,
@@ -346,6 +347,7 @@ impl CommandDef {
             aliases: &[],
             deprecated_aliases: &[],
             eager: false,
+            blocking: false,
             contexts: &[],
             scopes: &[],
             source,
@@ -545,6 +547,15 @@ impl CommandDef {
         self
     }
 
+    /// Records that the handler runs on the blocking pool ([`crate::blocking`]).
+    /// `#[command(blocking)]` sets it and generates the handler that runs there; on a
+    /// hand-written definition it only describes the handler given.
+    #[must_use]
+    pub const fn with_blocking(mut self) -> Self {
+        self.blocking = true;
+        self
+    }
+
     /// Sets the function that produces the output schema.
     #[must_use]
     pub const fn with_output_schema(mut self, schema: fn() -> Option<Value>) -> Self {
@@ -671,6 +682,11 @@ impl CommandDef {
     /// Whether the command asks to be listed eagerly.
     pub const fn is_eager(&self) -> bool {
         self.eager
+    }
+
+    /// Whether the handler runs on the blocking pool (`#[command(blocking)]`).
+    pub const fn is_blocking(&self) -> bool {
+        self.blocking
     }
 
     /// The runtime contexts the command belongs to; empty when it is universal.

@@ -87,6 +87,7 @@ pub mod _guide;
 // Definitions and the registry: pure data.
 pub mod audit;
 pub mod auth;
+pub mod blocking;
 pub mod client;
 mod command;
 mod command_context;
@@ -199,8 +200,9 @@ pub mod __private {
     pub use crate::completion::{CompleteFn, CompletionArgs, call as call_completer};
     pub use crate::macro_support::{
         CommandFailure, CommandInputDecode, CommandInputSchema, CommandOutput, Outcome,
-        OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, SyncBody, deserialize_input,
-        from_command_result, from_output, from_result, input_schema, no_input_schema, sync_handler,
+        OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, SyncBody, blocking_handler,
+        deserialize_input, from_command_result, from_output, from_result, input_schema,
+        no_input_schema, sync_handler,
     };
     pub use crate::prompt::{
         PromptDef, PromptFuture, PromptRegistration, prompt_arguments, prompt_arguments_schema,

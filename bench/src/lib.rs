@@ -13,6 +13,7 @@ use afd_runtime::mcp::{McpServer, McpServerBuilder, Strategy};
 use afd_runtime::{CommandDef, Dispatcher, Registry, Surface};
 
 pub mod client;
+pub mod mixed;
 pub mod names;
 pub mod raw;
 pub mod shapes;

@@ -28,6 +28,7 @@ struct OrderRef {
     aliases("order-void"),
     deprecated_aliases("cancel-order"),
     eager,
+    blocking,
     scopes("orders:write")
 )]
 fn cancel(input: OrderRef) -> String {
@@ -40,6 +41,7 @@ fn main() {
     assert_eq!(def.title(), Some("Cancel order"));
     assert_eq!(def.category(), "orders");
     assert!(def.is_destructive() && def.is_idempotent() && def.is_handoff() && def.is_eager());
+    assert!(def.is_blocking());
     assert!(def.is_open_world());
     assert_eq!(def.scopes(), ["orders:write"]);
     assert!(!def.expose().allows_cli() && !def.expose().allows_palette());

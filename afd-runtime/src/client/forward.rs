@@ -25,6 +25,19 @@ pub(crate) fn scope_tracing<F: Future>(
     }
 }
 
+/// [`scope_tracing`] for a handler that runs on a thread of its own (a blocking handler on
+/// tokio's blocking pool): runs `work` with `sink` as the destination of its `tracing`
+/// events, when the caller asked for them.
+pub(crate) fn scope_tracing_sync<R>(
+    sink: Option<&Arc<dyn LogSink>>,
+    work: impl FnOnce() -> R,
+) -> R {
+    match sink.filter(|sink| sink.wants_tracing()) {
+        Some(sink) => CALL_LOG.sync_scope(sink.clone(), work),
+        None => work(),
+    }
+}
+
 #[cfg(feature = "mcp")]
 pub use layer::ClientLogLayer;
 

@@ -17,7 +17,7 @@ use crate::error::CommandError;
 pub use elicit::{Elicitation, confirmation_schema, form_schema};
 #[cfg(feature = "mcp")]
 pub use forward::ClientLogLayer;
-pub(crate) use forward::scope_tracing;
+pub(crate) use forward::{scope_tracing, scope_tracing_sync};
 pub use log::{LogLevel, LogMessage, LogSink, UnknownLogLevel};
 pub use sampling::{Role, SamplingMessage, SamplingRequest, SamplingResponse};
 

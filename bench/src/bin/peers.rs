@@ -183,6 +183,32 @@ fn peers(args: &Args) -> Vec<Peer> {
     let build_afd = exists(&serve, "cargo build --release -p afd-bench --bin serve");
     let (lazy_stdio, lazy_http) = afd("lazy");
     let (individual_stdio, individual_http) = afd("individual");
+    // The shop example's own commands on its SQLite store (a database file, so that reads
+    // take the read pool), beside the trivial command: what a real handler costs.
+    let shop = bin("examples/shop");
+    let shop_db =
+        std::env::temp_dir().join(format!("afd-peers-shop-{}.sqlite3", std::process::id()));
+    let shop_peer = |lazy_call: Value| {
+        let stdio = vec![
+            program(&shop),
+            "--db".into(),
+            program(&shop_db),
+            "serve".into(),
+            "--strategy".into(),
+            "lazy".into(),
+        ];
+        let mut http = stdio.clone();
+        http.extend(["--http".into(), "127.0.0.1:{port}".into()]);
+        (Some(stdio), Some((http, true)), lazy_call)
+    };
+    let build_shop = exists(
+        &shop,
+        "cargo build --release -p afd-examples --example shop",
+    );
+    let (shop_orders_stdio, shop_orders_http, shop_orders) =
+        shop_peer(json!({"command": "order-list", "input": {"limit": 1}}));
+    let (shop_plans_stdio, shop_plans_http, shop_plans) =
+        shop_peer(json!({"command": "plan-list", "input": {}}));
     let rmcp = bin("rmcp-shop");
     let floor_stdio = bin("floor-stdio");
     let floor_http = bin("floor-http");
@@ -213,6 +239,24 @@ fn peers(args: &Args) -> Vec<Peer> {
             tool: workload::TRIVIAL,
             arguments: workload::trivial_input(),
             missing: build_afd,
+        },
+        Peer {
+            key: "shop-order-list",
+            name: "afd-rs shop order-list {limit: 1}",
+            stdio: shop_orders_stdio,
+            http: shop_orders_http,
+            tool: "afd-call",
+            arguments: shop_orders,
+            missing: build_shop.clone(),
+        },
+        Peer {
+            key: "shop-plan-list",
+            name: "afd-rs shop plan-list",
+            stdio: shop_plans_stdio,
+            http: shop_plans_http,
+            tool: "afd-call",
+            arguments: shop_plans,
+            missing: build_shop,
         },
         Peer {
             key: "rmcp",

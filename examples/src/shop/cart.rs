@@ -119,6 +119,7 @@ pub struct CartRef {
 
 /// Get a user's cart with line totals, stock and subtotal.
 #[command(
+    blocking,
     title = "Get cart",
     scopes("shop:read"),
     contexts("storefront"),
@@ -126,7 +127,7 @@ pub struct CartRef {
     errors("NOT_FOUND")
 )]
 pub fn cart_get(input: CartRef, ctx: &CommandContext) -> Result<Cart, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     user::require_user(&conn, input.user_id)?;
     load_cart(&conn, input.user_id)
 }
@@ -153,6 +154,7 @@ pub struct AddItem {
 
 /// Add a product to a user's cart. Units add to any already there.
 #[command(
+    blocking,
     title = "Add item to cart",
     scopes("shop:write"),
     contexts("storefront"),
@@ -206,6 +208,7 @@ pub struct UpdateItem {
 
 /// Set how many units of a product a user's cart holds.
 #[command(
+    blocking,
     title = "Update cart item",
     scopes("shop:write"),
     contexts("storefront"),
@@ -242,6 +245,7 @@ pub struct ItemRef {
 
 /// Take a product out of a user's cart.
 #[command(
+    blocking,
     title = "Remove cart item",
     scopes("shop:write"),
     contexts("storefront"),
@@ -274,6 +278,7 @@ pub struct Emptied {
 
 /// Empty a user's cart.
 #[command(
+    blocking,
     title = "Clear cart",
     scopes("shop:admin"),
     contexts("storefront"),
@@ -313,6 +318,7 @@ pub struct Checkout {
 
 /// Turn a user's cart into a pending order and empty the cart.
 #[command(
+    blocking,
     title = "Check out cart",
     scopes("shop:write"),
     contexts("storefront"),

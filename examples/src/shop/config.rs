@@ -81,6 +81,7 @@ pub struct ConfigKey {
 
 /// Get one configuration value with its default.
 #[command(
+    blocking,
     title = "Get setting",
     scopes("shop:admin"),
     contexts("back-office", "audit"),
@@ -88,7 +89,7 @@ pub struct ConfigKey {
     errors("NOT_FOUND")
 )]
 pub fn config_get(input: ConfigKey, ctx: &CommandContext) -> Result<ConfigEntry, CommandError> {
-    require_entry(&ctx.state::<ShopStore>()?.conn(), &input.key)
+    require_entry(&ctx.state::<ShopStore>()?.read(), &input.key)
 }
 
 /// Input of `config-list`.
@@ -111,13 +112,14 @@ pub struct ConfigList {
 
 /// List configuration values. Filter by key prefix, or to values changed from default.
 #[command(
+    blocking,
     title = "List settings",
     scopes("shop:admin"),
     contexts("back-office", "audit"),
     tags("config", "read")
 )]
 pub fn config_list(input: ListConfig, ctx: &CommandContext) -> Result<ConfigList, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let entries = every_entry(&conn)?
         .into_iter()
         .filter(|entry| {
@@ -189,6 +191,7 @@ fn article(kind: &str) -> &'static str {
 
 /// Set a configuration value. It must have the same JSON type as the default.
 #[command(
+    blocking,
     title = "Change setting",
     scopes("shop:admin"),
     contexts("back-office"),
@@ -207,6 +210,7 @@ pub fn config_set(input: SetConfig, ctx: &CommandContext) -> Result<ConfigEntry,
 
 /// Put one configuration value back to its default.
 #[command(
+    blocking,
     title = "Restore setting",
     scopes("shop:admin"),
     contexts("back-office"),
@@ -237,6 +241,7 @@ pub struct ConfigReset {
 
 /// Reset server configuration. Every value goes back to its default.
 #[command(
+    blocking,
     title = "Reset settings",
     scopes("shop:admin"),
     contexts("back-office"),

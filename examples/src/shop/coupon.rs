@@ -167,6 +167,7 @@ fn check_percent(kind: CouponKind, value: i64) -> Result<(), CommandError> {
 
 /// Create a discount coupon.
 #[command(
+    blocking,
     title = "Create coupon",
     scopes("shop:write"),
     contexts("storefront"),
@@ -213,6 +214,7 @@ pub struct CouponCode {
 
 /// Get a coupon by code.
 #[command(
+    blocking,
     title = "Get coupon",
     scopes("shop:read"),
     contexts("storefront"),
@@ -220,7 +222,7 @@ pub struct CouponCode {
     errors("NOT_FOUND")
 )]
 pub fn coupon_get(input: CouponCode, ctx: &CommandContext) -> Result<Coupon, CommandError> {
-    require_coupon(&ctx.state::<ShopStore>()?.conn(), &input.code)
+    require_coupon(&ctx.state::<ShopStore>()?.read(), &input.code)
 }
 
 /// Input of `coupon-list`.
@@ -235,13 +237,14 @@ pub struct ListCoupons {
 
 /// List coupons, optionally only those usable today.
 #[command(
+    blocking,
     title = "List coupons",
     scopes("shop:read"),
     contexts("storefront"),
     tags("crud", "billing", "read")
 )]
 pub fn coupon_list(input: ListCoupons, ctx: &CommandContext) -> Result<Page<Coupon>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let inner = format!("SELECT * FROM ({COUPON_SELECT}) WHERE (?1 IS NULL OR usable = ?1)");
     let total = scalar(
         &conn,
@@ -277,6 +280,7 @@ pub struct UpdateCoupon {
 
 /// Change a coupon's usage cap, expiry or minimum subtotal.
 #[command(
+    blocking,
     title = "Update coupon",
     scopes("shop:write"),
     contexts("storefront"),
@@ -339,6 +343,7 @@ pub struct CouponCheck {
 
 /// Check a coupon against a subtotal without using it. Returns whether it applies and its discount.
 #[command(
+    blocking,
     title = "Validate coupon",
     scopes("shop:read"),
     contexts("storefront"),
@@ -348,7 +353,7 @@ pub fn coupon_validate(
     input: ValidateCoupon,
     ctx: &CommandContext,
 ) -> Result<CouponCheck, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     Ok(match discount(&conn, &input.code, input.subtotal_cents)? {
         Ok((coupon, amount)) => CouponCheck {
             code: coupon.code,
@@ -367,6 +372,7 @@ pub fn coupon_validate(
 
 /// Switch a coupon off so it can no longer be used. Past orders keep their discount.
 #[command(
+    blocking,
     title = "Deactivate coupon",
     scopes("shop:write"),
     contexts("storefront"),
@@ -398,6 +404,7 @@ pub struct CouponDeleted {
 
 /// Delete a coupon that was never used. Used coupons can only be switched off.
 #[command(
+    blocking,
     title = "Delete coupon",
     scopes("shop:admin"),
     contexts("storefront"),

@@ -92,6 +92,7 @@ pub struct ProductRef {
 
 /// Get the stock of one product: on hand, reserved, available.
 #[command(
+    blocking,
     title = "Get stock",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
@@ -99,7 +100,7 @@ pub struct ProductRef {
     errors("NOT_FOUND")
 )]
 pub fn inventory_get(input: ProductRef, ctx: &CommandContext) -> Result<StockLevel, CommandError> {
-    require_stock(&ctx.state::<ShopStore>()?.conn(), input.product_id)
+    require_stock(&ctx.state::<ShopStore>()?.read(), input.product_id)
 }
 
 /// Input of `inventory-list`.
@@ -118,6 +119,7 @@ pub struct ListStock {
 
 /// List stock levels, the scarcest first. Optionally only products that need restocking.
 #[command(
+    blocking,
     title = "List stock",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
@@ -127,7 +129,7 @@ pub fn inventory_list(
     input: ListStock,
     ctx: &CommandContext,
 ) -> Result<Page<StockLevel>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let filter = "(?1 = 0 OR i.on_hand - i.reserved <= i.reorder_level)
         AND (?2 IS NULL OR p.category = ?2)";
     let total = scalar(
@@ -183,6 +185,7 @@ pub struct AdjustStock {
 
 /// Correct on-hand stock up or down, recording why. Reserved units cannot be taken away.
 #[command(
+    blocking,
     title = "Adjust stock",
     scopes("shop:write"),
     contexts("fulfilment"),
@@ -239,6 +242,7 @@ pub struct Restock {
 
 /// Add received units to a product's stock.
 #[command(
+    blocking,
     title = "Receive stock",
     scopes("shop:write"),
     contexts("fulfilment"),
@@ -274,6 +278,7 @@ pub struct SetReorderLevel {
 
 /// Set a product's reorder level. At or below it, stock counts as low.
 #[command(
+    blocking,
     title = "Set reorder level",
     scopes("shop:write"),
     contexts("fulfilment"),
@@ -332,6 +337,7 @@ pub struct ListMovements {
 
 /// List stock movements: restocks, shipments, returns and corrections.
 #[command(
+    blocking,
     title = "List stock movements",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
@@ -341,7 +347,7 @@ pub fn inventory_movement_list(
     input: ListMovements,
     ctx: &CommandContext,
 ) -> Result<Page<StockMovement>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let filter = "(?1 IS NULL OR product_id = ?1) AND (?2 IS NULL OR reason = ?2)";
     let total = scalar(
         &conn,

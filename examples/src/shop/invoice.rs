@@ -91,6 +91,7 @@ pub struct OrderRef {
 
 /// Get the invoice of an order. Lines, totals, amount paid and balance due, with seller and customer.
 #[command(
+    blocking,
     title = "Get invoice",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -98,7 +99,7 @@ pub struct OrderRef {
     errors("NOT_FOUND")
 )]
 pub fn invoice_get(input: OrderRef, ctx: &CommandContext) -> Result<Invoice, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let order = require_order(&conn, &input.order_id)?;
     let paid_cents = paid(&conn, &order.id)?;
     let status = match order.status {
@@ -180,6 +181,7 @@ pub struct ListInvoices {
 
 /// List invoices by customer or state, newest first. Status open finds unpaid ones.
 #[command(
+    blocking,
     title = "List invoices",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -189,7 +191,7 @@ pub fn invoice_list(
     input: ListInvoices,
     ctx: &CommandContext,
 ) -> Result<Page<InvoiceSummary>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let inner = format!(
         "SELECT id, user_id, total_cents, paid, {STATUS_SQL} AS invoice_status, created_at
          FROM (SELECT o.*, {PAID_SQL} AS paid FROM orders o) o

@@ -347,6 +347,7 @@ pub struct CreateOrder {
 
 /// Create a new order. The stock is reserved and the order waits for payment.
 #[command(
+    blocking,
     title = "Create order",
     scopes("shop:write"),
     contexts("fulfilment"),
@@ -412,13 +413,14 @@ pub struct ListOrders {
 /// List orders with filters. Filter by customer, status, minimum total and days placed;
 /// newest first, paginated.
 #[command(
+    blocking,
     title = "List orders",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
     tags("crud", "read")
 )]
 pub fn order_list(input: ListOrders, ctx: &CommandContext) -> Result<Page<Order>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let filter = "(?1 IS NULL OR user_id = ?1) AND (?2 IS NULL OR status = ?2)
         AND (?3 IS NULL OR total_cents >= ?3)
         AND (?4 IS NULL OR substr(created_at, 1, 10) >= ?4)
@@ -482,6 +484,7 @@ pub struct CancelledOrder {
 /// Cancel a pending order. Its reserved stock goes back on sale, payment authorizations are
 /// released and the coupon can be used again.
 #[command(
+    blocking,
     title = "Cancel order",
     scopes("shop:admin"),
     contexts("returns"),

@@ -152,6 +152,7 @@ pub struct AuthorizePayment {
 
 /// Authorize a payment for a pending order. The funds are held until captured or voided.
 #[command(
+    blocking,
     title = "Authorize payment",
     scopes("shop:write"),
     contexts("billing"),
@@ -214,6 +215,7 @@ pub struct Captured {
 
 /// Capture an authorized payment. The order becomes paid once its total is captured.
 #[command(
+    blocking,
     title = "Capture payment",
     scopes("shop:write"),
     contexts("billing"),
@@ -251,6 +253,7 @@ pub fn payment_capture(input: PaymentId, ctx: &CommandContext) -> Result<Capture
 
 /// Void an authorized payment, releasing the held funds. A voided payment cannot be captured.
 #[command(
+    blocking,
     title = "Void payment",
     scopes("shop:admin"),
     contexts("billing", "returns"),
@@ -314,6 +317,7 @@ pub struct Refunded {
 /// Refund a captured payment in full or in part. A fully refunded order is closed and its
 /// unshipped stock released.
 #[command(
+    blocking,
     title = "Refund payment",
     scopes("shop:admin"),
     contexts("billing", "returns"),
@@ -408,6 +412,7 @@ pub struct PaymentDetail {
 
 /// Get a payment and its refunds.
 #[command(
+    blocking,
     title = "Get payment",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -415,7 +420,7 @@ pub struct PaymentDetail {
     errors("NOT_FOUND")
 )]
 pub fn payment_get(input: PaymentId, ctx: &CommandContext) -> Result<PaymentDetail, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let payment = require_payment(&conn, &input.payment_id)?;
     let refunds = all(
         &conn,
@@ -443,6 +448,7 @@ pub struct ListPayments {
 
 /// List payments by order, status or method, newest first.
 #[command(
+    blocking,
     title = "List payments",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -452,7 +458,7 @@ pub fn payment_list(
     input: ListPayments,
     ctx: &CommandContext,
 ) -> Result<Page<Payment>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let filter = "(?1 IS NULL OR order_id = ?1) AND (?2 IS NULL OR status = ?2)
         AND (?3 IS NULL OR method = ?3)";
     let total = scalar(
@@ -493,6 +499,7 @@ pub struct ListRefunds {
 
 /// List refunds by payment or order, newest first.
 #[command(
+    blocking,
     title = "List refunds",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -502,7 +509,7 @@ pub fn payment_refund_list(
     input: ListRefunds,
     ctx: &CommandContext,
 ) -> Result<Page<Refund>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let filter = "(?1 IS NULL OR r.payment_id = ?1) AND (?2 IS NULL OR p.order_id = ?2)";
     let total = scalar(
         &conn,

@@ -96,6 +96,7 @@ pub struct CreateProduct {
 
 /// Create a product, with its stock record.
 #[command(
+    blocking,
     title = "Create product",
     scopes("shop:write"),
     contexts("storefront"),
@@ -177,6 +178,7 @@ pub struct ProductDetail {
 
 /// Get a product with its available stock and review rating.
 #[command(
+    blocking,
     title = "Get product",
     scopes("shop:read"),
     tags("crud", "catalog", "read"),
@@ -184,7 +186,7 @@ pub struct ProductDetail {
     eager
 )]
 pub fn product_get(input: ProductId, ctx: &CommandContext) -> Result<ProductDetail, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let product = require_product(&conn, input.id)?;
     let (available, average_rating, review_count) = conn
         .query_row(
@@ -242,6 +244,7 @@ pub struct ListProducts {
 
 /// List products with filters, sorting and pagination.
 #[command(
+    blocking,
     title = "List products",
     scopes("shop:read"),
     tags("crud", "catalog", "read"),
@@ -251,7 +254,7 @@ pub fn product_list(
     input: ListProducts,
     ctx: &CommandContext,
 ) -> Result<Page<Product>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let pattern = input
         .search
         .map(|text| format!("%{}%", text.to_lowercase()));
@@ -320,6 +323,7 @@ pub struct UpdateProduct {
 /// Update a product's name, description, category or weight. Prices change with
 /// product-set-price.
 #[command(
+    blocking,
     title = "Update product",
     scopes("shop:write"),
     contexts("storefront"),
@@ -384,6 +388,7 @@ pub struct PriceChanged {
 
 /// Set a product's price. Orders already placed keep their price.
 #[command(
+    blocking,
     title = "Set price",
     scopes("shop:write"),
     contexts("storefront"),
@@ -429,6 +434,7 @@ pub struct Archived {
 
 /// Archive a product: it leaves sale and every cart. Undo with product-restore.
 #[command(
+    blocking,
     title = "Archive product",
     scopes("shop:write"),
     contexts("storefront"),
@@ -463,6 +469,7 @@ pub fn product_archive(input: ProductId, ctx: &CommandContext) -> Result<Archive
 
 /// Put an archived product back on sale.
 #[command(
+    blocking,
     title = "Restore product",
     scopes("shop:write"),
     contexts("storefront"),
@@ -502,6 +509,7 @@ pub struct ProductDeleted {
 
 /// Delete a product that was never ordered. Its stock, reviews and cart entries go with it.
 #[command(
+    blocking,
     title = "Delete product",
     scopes("shop:admin"),
     contexts("storefront"),

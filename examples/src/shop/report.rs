@@ -41,6 +41,7 @@ pub struct SalesSummary {
 
 /// Summarise sales in a date range. Orders, units, gross, discounts, tax, refunds and net.
 #[command(
+    blocking,
     title = "Sales summary",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -51,7 +52,7 @@ pub fn report_sales_summary(
     input: DateRange,
     ctx: &CommandContext,
 ) -> Result<SalesSummary, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     conn.query_row(
         &format!(
             "SELECT count(*), coalesce(sum(o.subtotal_cents), 0), coalesce(sum(o.discount_cents), 0),
@@ -105,6 +106,7 @@ pub struct RevenueByDay {
 
 /// Revenue per day in a date range, oldest first.
 #[command(
+    blocking,
     title = "Revenue by day",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -115,7 +117,7 @@ pub fn report_revenue_by_day(
     input: DateRange,
     ctx: &CommandContext,
 ) -> Result<RevenueByDay, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let days = all(
         &conn,
         &format!(
@@ -183,6 +185,7 @@ pub struct TopProductList {
 
 /// Rank the best-selling products by revenue or units.
 #[command(
+    blocking,
     title = "Top products",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -193,7 +196,7 @@ pub fn report_top_products(
     input: TopProducts,
     ctx: &CommandContext,
 ) -> Result<TopProductList, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let rank = match input.rank_by.unwrap_or(RankBy::Revenue) {
         RankBy::Revenue => "revenue DESC, units DESC",
         RankBy::Units => "units DESC, revenue DESC",
@@ -255,6 +258,7 @@ pub struct TopCustomerList {
 
 /// Rank customers by lifetime value: charged minus refunded.
 #[command(
+    blocking,
     title = "Top customers",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -265,7 +269,7 @@ pub fn report_top_customers(
     input: TopCustomers,
     ctx: &CommandContext,
 ) -> Result<TopCustomerList, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let customers = all(
         &conn,
         "SELECT u.id, u.name, count(*),
@@ -312,6 +316,7 @@ pub struct OrderStatusReport {
 
 /// Count orders and their totals per status.
 #[command(
+    blocking,
     title = "Orders by status",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -322,7 +327,7 @@ pub fn report_order_status(
     input: DateRange,
     ctx: &CommandContext,
 ) -> Result<OrderStatusReport, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let statuses = all(
         &conn,
         "SELECT status, count(*), sum(total_cents) FROM orders o
@@ -378,6 +383,7 @@ pub struct SubscriptionMetrics {
 
 /// Report subscription metrics. Active, paused and ended counts, monthly recurring revenue and churn.
 #[command(
+    blocking,
     title = "Subscription metrics",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -387,7 +393,7 @@ pub struct SubscriptionMetrics {
 pub fn report_subscription_metrics(
     ctx: &CommandContext,
 ) -> Result<SubscriptionMetrics, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     const MRR: &str = "CASE WHEN s.status = 'active' THEN
         CASE p.interval WHEN 'year' THEN p.price_cents / 12.0 ELSE p.price_cents END ELSE 0 END";
     let plans = all(
@@ -464,6 +470,7 @@ pub struct InventoryValue {
 
 /// Value the stock on hand at current prices, per catalog category.
 #[command(
+    blocking,
     title = "Inventory value",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -471,7 +478,7 @@ pub struct InventoryValue {
     execution_time = "fast"
 )]
 pub fn report_inventory_value(ctx: &CommandContext) -> Result<InventoryValue, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let categories = all(
         &conn,
         "SELECT p.category, count(*), sum(i.on_hand), sum(i.on_hand * p.price_cents) AS value
@@ -549,6 +556,7 @@ pub struct AbandonedCartList {
 
 /// Find carts untouched for some days, with their value. Useful for reminder emails.
 #[command(
+    blocking,
     title = "Abandoned carts",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -559,7 +567,7 @@ pub fn report_abandoned_carts(
     input: AbandonedCarts,
     ctx: &CommandContext,
 ) -> Result<AbandonedCartList, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let carts = all(
         &conn,
         "SELECT u.id, u.name, u.email, sum(c.quantity), sum(c.quantity * p.price_cents) AS value,
@@ -604,6 +612,7 @@ pub struct RefundRate {
 
 /// Compare refunds with captured payments in a date range. Counts, amounts and the rate.
 #[command(
+    blocking,
     title = "Refund rate",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -614,7 +623,7 @@ pub fn report_refund_rate(
     input: DateRange,
     ctx: &CommandContext,
 ) -> Result<RefundRate, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     conn.query_row(
         "SELECT count(*), coalesce(sum(amount_cents), 0),
             (SELECT count(*) FROM refunds r JOIN payments p ON p.id = r.payment_id

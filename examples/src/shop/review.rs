@@ -92,6 +92,7 @@ pub struct CreateReview {
 
 /// Write a product review. It waits for moderation unless reviews.auto_approve is on.
 #[command(
+    blocking,
     title = "Write review",
     scopes("shop:write"),
     contexts("storefront"),
@@ -170,13 +171,14 @@ pub struct ListReviews {
 
 /// List reviews by product, user, state or rating, newest first.
 #[command(
+    blocking,
     title = "List reviews",
     scopes("shop:read"),
     contexts("storefront"),
     tags("crud", "read")
 )]
 pub fn review_list(input: ListReviews, ctx: &CommandContext) -> Result<Page<Review>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let filter = "(?1 IS NULL OR product_id = ?1) AND (?2 IS NULL OR user_id = ?2)
         AND (?3 IS NULL OR status = ?3) AND (?4 IS NULL OR rating >= ?4)";
     let total = scalar(
@@ -239,6 +241,7 @@ fn moderate(
 
 /// Approve a review. It is published and counts toward the product's rating.
 #[command(
+    blocking,
     title = "Approve review",
     scopes("shop:write"),
     contexts("storefront"),
@@ -264,6 +267,7 @@ pub struct RejectReview {
 
 /// Reject a review with a note; it is hidden but kept.
 #[command(
+    blocking,
     title = "Reject review",
     scopes("shop:write"),
     contexts("storefront"),
@@ -290,6 +294,7 @@ pub struct ReviewDeleted {
 
 /// Delete a review permanently.
 #[command(
+    blocking,
     title = "Delete review",
     scopes("shop:admin"),
     contexts("storefront"),
@@ -341,6 +346,7 @@ pub struct RatingSummary {
 
 /// Summarise a product's published ratings: average, histogram, counts.
 #[command(
+    blocking,
     title = "Review summary",
     scopes("shop:read"),
     contexts("storefront"),
@@ -351,7 +357,7 @@ pub fn review_summary(
     input: ProductRef,
     ctx: &CommandContext,
 ) -> Result<RatingSummary, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     product::require_product(&conn, input.product_id)?;
     conn.query_row(
         "SELECT count(*) FILTER (WHERE status = 'approved'),

@@ -112,6 +112,7 @@ pub struct Quote {
 /// Quote shipping rates for an order from every carrier. Rates follow the order's weight
 /// and the shipping configuration.
 #[command(
+    blocking,
     title = "Quote shipping",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
@@ -119,7 +120,7 @@ pub struct Quote {
     errors("NOT_FOUND", "INVALID_STATE")
 )]
 pub fn shipping_quote(input: OrderRef, ctx: &CommandContext) -> Result<Quote, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let order = require_order(&conn, &input.order_id)?;
     if !matches!(order.status, OrderStatus::Pending | OrderStatus::Paid) {
         return Err(invalid_state(
@@ -207,6 +208,7 @@ pub struct CreateShipment {
 
 /// Buy a shipping label for a paid order. Its units leave stock and the order is shipped.
 #[command(
+    blocking,
     title = "Create shipment",
     scopes("shop:write"),
     contexts("fulfilment"),
@@ -302,6 +304,7 @@ pub struct ShipmentId {
 
 /// Get a shipment with its tracking number and status.
 #[command(
+    blocking,
     title = "Get shipment",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
@@ -310,7 +313,7 @@ pub struct ShipmentId {
     errors("NOT_FOUND")
 )]
 pub fn shipment_get(input: ShipmentId, ctx: &CommandContext) -> Result<Shipment, CommandError> {
-    require_shipment(&ctx.state::<ShopStore>()?.conn(), &input.shipment_id)
+    require_shipment(&ctx.state::<ShopStore>()?.read(), &input.shipment_id)
 }
 
 /// Input of `shipment-list`.
@@ -330,6 +333,7 @@ pub struct ListShipments {
 
 /// List shipments by order, status or carrier, newest first.
 #[command(
+    blocking,
     title = "List shipments",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
@@ -340,7 +344,7 @@ pub fn shipment_list(
     input: ListShipments,
     ctx: &CommandContext,
 ) -> Result<Page<Shipment>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let filter = "(?1 IS NULL OR order_id = ?1) AND (?2 IS NULL OR status = ?2)
         AND (?3 IS NULL OR carrier = ?3)";
     let total = scalar(
@@ -383,6 +387,7 @@ pub struct UpdateShipmentStatus {
 
 /// Record a tracking update. On delivery the order becomes delivered.
 #[command(
+    blocking,
     title = "Update shipment status",
     scopes("shop:write"),
     contexts("fulfilment"),
@@ -445,6 +450,7 @@ pub fn shipment_update_status(
 
 /// Void an unused shipping label. The units go back to stock and the order back to paid.
 #[command(
+    blocking,
     title = "Void shipment",
     scopes("shop:admin"),
     contexts("returns"),

@@ -1,12 +1,24 @@
-//! The shop store: SQLite through rusqlite (bundled), one connection behind a mutex, with
-//! the schema, a small seed data set and the helpers the command modules share.
+//! The shop store: SQLite through rusqlite (bundled), one writer connection and, on a
+//! database file, a small pool of read-only connections in WAL mode, with the schema, a
+//! small seed data set and the helpers the command modules share.
+//!
+//! The pattern to copy for a handler that reads a database:
+//! - declare it `#[command(blocking)]`: it waits on SQLite, so it runs on the blocking pool
+//!   and the async workers stay free;
+//! - reads take a connection of their own ([`ShopStore::read`]): in WAL mode readers run
+//!   side by side and never wait for the writer;
+//! - writes go through the one writer ([`ShopStore::conn`], [`ShopStore::transaction`]),
+//!   serialised in the process rather than retried on `SQLITE_BUSY`;
+//! - statements are prepared once per connection and cached (`prepare_cached`, in the
+//!   helpers [`one`], [`all`] and [`scalar`]): SQLite parses each query once, not per call.
 
 use std::fmt::Display;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use afd_runtime::CommandError;
-use rusqlite::{Connection, OptionalExtension, Params, Row};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Params, Row};
 use serde_json::Value;
 
 const SCHEMA: &str = "
@@ -311,9 +323,23 @@ fn wal(conn: &Connection) -> rusqlite::Result<()> {
     }
 }
 
+/// Read connections a store on a file opens beside its writer: reads of more calls than
+/// there are cores gain nothing, and each connection keeps its own page and statement
+/// caches.
+const READERS: usize = 4;
+
+/// Statements each connection keeps prepared: more than the shop's distinct queries.
+const STATEMENT_CACHE: usize = 256;
+
 /// The shop store, shared with every command through the context.
 pub struct ShopStore {
+    /// The one connection that writes.
     conn: Mutex<Connection>,
+    /// Read-only connections (none for an in-memory store, whose data only the writer's
+    /// connection sees).
+    readers: Vec<Mutex<Connection>>,
+    /// Where the next reader search starts, so that calls spread over the pool.
+    next: AtomicUsize,
 }
 
 impl ShopStore {
@@ -323,12 +349,24 @@ impl ShopStore {
     ///
     /// The file cannot be opened or initialised.
     pub fn open(path: impl AsRef<Path>) -> rusqlite::Result<Self> {
-        let conn = Connection::open(path)?;
+        let conn = Connection::open(path.as_ref())?;
         // Replicas of the shop may share one file: readers never wait for the writer, and
         // a writer waits its turn rather than fail.
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         wal(&conn)?;
-        Self::init(conn)
+        let mut store = Self::init(conn)?;
+        // Opened after the schema exists; read-only, so a read handler that tried to write
+        // would fail at once instead of racing the writer.
+        for _ in 0..READERS {
+            let reader = Connection::open_with_flags(
+                path.as_ref(),
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            reader.busy_timeout(std::time::Duration::from_secs(5))?;
+            reader.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+            store.readers.push(Mutex::new(reader));
+        }
+        Ok(store)
     }
 
     /// A fresh in-memory store with the seed data.
@@ -343,6 +381,7 @@ impl ShopStore {
     fn init(mut conn: Connection) -> rusqlite::Result<Self> {
         // Outside any transaction (inside one SQLite ignores it).
         conn.execute_batch("PRAGMA foreign_keys = ON")?;
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         // The schema, the check and the seed under the write lock, taken up front: replicas
         // opening a new file at once wait their turn, and only the first seeds it.
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -354,16 +393,33 @@ impl ShopStore {
         tx.commit()?;
         Ok(ShopStore {
             conn: Mutex::new(conn),
+            readers: Vec::new(),
+            next: AtomicUsize::new(0),
         })
     }
 
-    /// The connection, locked for the duration of one command.
+    /// The writer connection, locked for the duration of one command: what a command that
+    /// changes data uses.
     pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
-        // A panic while holding the lock leaves SQLite consistent (statements are atomic,
-        // transactions roll back on drop).
-        self.conn
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.conn)
+    }
+
+    /// A connection for a command that only reads: a free one of the read pool (waiting for
+    /// one when all are busy), or the writer when there is no pool (in memory).
+    pub(crate) fn read(&self) -> MutexGuard<'_, Connection> {
+        let count = self.readers.len();
+        if count == 0 {
+            return self.conn();
+        }
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        for offset in 0..count {
+            match self.readers[(start + offset) % count].try_lock() {
+                Ok(guard) => return guard,
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => return poisoned.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {}
+            }
+        }
+        lock(&self.readers[start % count])
     }
 
     /// Runs `work` in a transaction: committed when it returns `Ok`, rolled back otherwise.
@@ -377,6 +433,14 @@ impl ShopStore {
         tx.commit().db()?;
         Ok(value)
     }
+}
+
+/// `mutex`, locked. A panic while holding the lock leaves SQLite consistent (statements
+/// are atomic, transactions roll back on drop).
+fn lock(mutex: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A storage failure, reported to agents as a retryable `STORAGE_ERROR`.
@@ -438,7 +502,10 @@ pub(crate) fn one<T, P: Params>(
     params: P,
     map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
 ) -> Result<Option<T>, CommandError> {
-    conn.query_row(sql, params, map).optional().db()
+    conn.prepare_cached(sql)
+        .and_then(|mut statement| statement.query_row(params, map))
+        .optional()
+        .db()
 }
 
 /// Every row.
@@ -448,7 +515,7 @@ pub(crate) fn all<T, P: Params>(
     params: P,
     map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> Result<Vec<T>, CommandError> {
-    let mut statement = conn.prepare(sql).db()?;
+    let mut statement = conn.prepare_cached(sql).db()?;
     statement
         .query_map(params, map)
         .and_then(Iterator::collect::<rusqlite::Result<Vec<T>>>)
@@ -461,7 +528,9 @@ pub(crate) fn scalar<T: rusqlite::types::FromSql, P: Params>(
     sql: &str,
     params: P,
 ) -> Result<T, CommandError> {
-    conn.query_row(sql, params, |row| row.get(0)).db()
+    conn.prepare_cached(sql)
+        .and_then(|mut statement| statement.query_row(params, |row| row.get(0)))
+        .db()
 }
 
 /// The next id of a table whose ids are `prefix` + a number (`ord-1006`).

@@ -128,6 +128,7 @@ pub struct CreateSubscription {
 
 /// Subscribe a user to a plan, starting now. A user has one running subscription at most.
 #[command(
+    blocking,
     title = "Subscribe",
     scopes("shop:write"),
     contexts("billing"),
@@ -179,6 +180,7 @@ pub struct SubscriptionId {
 
 /// Get a subscription by id.
 #[command(
+    blocking,
     title = "Get subscription",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -189,7 +191,7 @@ pub fn subscription_get(
     input: SubscriptionId,
     ctx: &CommandContext,
 ) -> Result<Subscription, CommandError> {
-    require_subscription(&ctx.state::<ShopStore>()?.conn(), &input.subscription_id)
+    require_subscription(&ctx.state::<ShopStore>()?.read(), &input.subscription_id)
 }
 
 /// Input of `subscription-list`.
@@ -209,6 +211,7 @@ pub struct ListSubscriptions {
 
 /// List subscriptions by subscriber, status or plan, newest first.
 #[command(
+    blocking,
     title = "List subscriptions",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -218,7 +221,7 @@ pub fn subscription_list(
     input: ListSubscriptions,
     ctx: &CommandContext,
 ) -> Result<Page<Subscription>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let filter = "(?1 IS NULL OR s.user_id = ?1) AND (?2 IS NULL OR s.status = ?2)
         AND (?3 IS NULL OR s.plan_id = ?3)";
     let total = scalar(
@@ -246,6 +249,7 @@ pub fn subscription_list(
 
 /// Cancel a subscription. It stops renewing at once; nothing is refunded.
 #[command(
+    blocking,
     title = "Cancel subscription",
     scopes("shop:write"),
     contexts("billing"),
@@ -271,6 +275,7 @@ pub fn subscription_cancel(
 
 /// Pause an active subscription. It stops billing and shipping until resumed.
 #[command(
+    blocking,
     title = "Pause subscription",
     scopes("shop:write"),
     contexts("billing"),
@@ -300,6 +305,7 @@ pub fn subscription_pause(
 
 /// Resume a paused subscription. If its period lapsed meanwhile, a new period starts now.
 #[command(
+    blocking,
     title = "Resume subscription",
     scopes("shop:write"),
     contexts("billing"),
@@ -367,6 +373,7 @@ fn monthly(price: i64, interval: BillingInterval) -> i64 {
 
 /// Move a running subscription to another plan, from the next period on.
 #[command(
+    blocking,
     title = "Change plan",
     scopes("shop:write"),
     contexts("billing"),
@@ -435,6 +442,7 @@ pub struct PlanList {
 
 /// List subscription plans with prices and active subscriber counts.
 #[command(
+    blocking,
     title = "List plans",
     scopes("shop:read"),
     category = "subscription",
@@ -442,7 +450,7 @@ pub struct PlanList {
     eager
 )]
 pub fn plan_list(ctx: &CommandContext) -> Result<PlanList, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let plans = all(
         &conn,
         "SELECT p.id, p.name, p.price_cents, p.interval,

@@ -128,6 +128,7 @@ pub struct CreateUser {
 
 /// Create a new user account.
 #[command(
+    blocking,
     title = "Create user",
     scopes("shop:write"),
     contexts("back-office"),
@@ -170,6 +171,7 @@ pub struct UserId {
 
 /// Get a user account by id.
 #[command(
+    blocking,
     title = "Get user",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -177,7 +179,7 @@ pub struct UserId {
     errors("NOT_FOUND")
 )]
 pub fn user_get(input: UserId, ctx: &CommandContext) -> Result<User, CommandError> {
-    require_user(&ctx.state::<ShopStore>()?.conn(), input.id)
+    require_user(&ctx.state::<ShopStore>()?.read(), input.id)
 }
 
 /// Input of `user-list`.
@@ -196,13 +198,14 @@ pub struct ListUsers {
 
 /// List user accounts with filters and pagination, oldest first.
 #[command(
+    blocking,
     title = "List users",
     scopes("shop:read"),
     contexts("back-office", "audit"),
     tags("crud", "read")
 )]
 pub fn user_list(input: ListUsers, ctx: &CommandContext) -> Result<Page<User>, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     let pattern = input
         .search
         .map(|text| format!("%{}%", text.to_lowercase()));
@@ -246,6 +249,7 @@ pub struct UpdateUser {
 
 /// Update a user's name, email or role. Fields left out keep their value.
 #[command(
+    blocking,
     title = "Update user",
     scopes("shop:write"),
     contexts("back-office"),
@@ -295,6 +299,7 @@ pub struct UserDeleted {
 /// Delete a user account. Addresses, cart, reviews and past subscriptions go with it; past
 /// orders are kept without the customer.
 #[command(
+    blocking,
     title = "Delete user",
     scopes("shop:admin"),
     contexts("back-office"),
@@ -374,6 +379,7 @@ fn set_status(
 
 /// Suspend a user account. It can no longer place orders, fill its cart or subscribe.
 #[command(
+    blocking,
     title = "Suspend user",
     scopes("shop:write"),
     contexts("back-office"),
@@ -393,6 +399,7 @@ pub fn user_suspend(input: UserId, ctx: &CommandContext) -> Result<User, Command
 
 /// Reactivate a suspended user account.
 #[command(
+    blocking,
     title = "Reactivate user",
     scopes("shop:write"),
     contexts("back-office"),
@@ -489,6 +496,7 @@ pub struct AddAddress {
 
 /// Add a postal address to a user.
 #[command(
+    blocking,
     title = "Add address",
     scopes("shop:write"),
     contexts("back-office"),
@@ -557,6 +565,7 @@ pub struct AddressList {
 
 /// List a user's postal addresses, the default first.
 #[command(
+    blocking,
     title = "List addresses",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -567,7 +576,7 @@ pub fn user_address_list(
     input: UserRef,
     ctx: &CommandContext,
 ) -> Result<AddressList, CommandError> {
-    let conn = ctx.state::<ShopStore>()?.conn();
+    let conn = ctx.state::<ShopStore>()?.read();
     require_user(&conn, input.user_id)?;
     let addresses = all(
         &conn,
@@ -610,6 +619,7 @@ pub struct AddressRemoved {
 
 /// Remove a postal address from a user. Another address becomes the default if needed.
 #[command(
+    blocking,
     title = "Remove address",
     scopes("shop:admin"),
     contexts("back-office"),

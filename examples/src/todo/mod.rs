@@ -82,6 +82,7 @@ pub struct CreateTodo {
 
 /// Create a new todo item. Priority defaults to medium.
 #[command(
+    blocking,
     title = "Create todo",
     category = "todo",
     tags("crud", "write"),
@@ -174,7 +175,12 @@ pub struct TodoPage {
 }
 
 /// List todos with filtering, sorting and pagination.
-#[command(title = "List todos", category = "todo", tags("crud", "read"))]
+#[command(
+    blocking,
+    title = "List todos",
+    category = "todo",
+    tags("crud", "read")
+)]
 pub fn todo_list(input: ListTodos, ctx: &CommandContext) -> Result<TodoPage, CommandError> {
     let order_by = match input.sort_by {
         SortBy::CreatedAt => "created_at",
@@ -213,6 +219,7 @@ pub struct TodoId {
 
 /// Get a single todo by id.
 #[command(
+    blocking,
     title = "Get todo",
     category = "todo",
     tags("crud", "read"),
@@ -241,6 +248,7 @@ pub struct UpdateTodo {
 
 /// Update a todo's fields. Fields left out keep their value.
 #[command(
+    blocking,
     title = "Update todo",
     category = "todo",
     tags("crud", "write"),
@@ -270,6 +278,7 @@ pub fn todo_update(input: UpdateTodo, ctx: &CommandContext) -> Result<Todo, Comm
 
 /// Toggle a todo between completed and pending.
 #[command(
+    blocking,
     title = "Toggle todo",
     category = "todo",
     tags("write"),
@@ -291,6 +300,7 @@ pub struct Deleted {
 
 /// Delete a todo permanently.
 #[command(
+    blocking,
     title = "Delete todo",
     category = "todo",
     tags("crud", "write"),
@@ -318,6 +328,7 @@ pub struct Cleared {
 
 /// Clear all completed todos.
 #[command(
+    blocking,
     title = "Clear completed todos",
     category = "todo",
     tags("write"),
@@ -358,7 +369,7 @@ pub struct Stats {
 }
 
 /// Get todo statistics: totals, completion and counts by priority.
-#[command(title = "Todo statistics", category = "todo", tags("read"))]
+#[command(blocking, title = "Todo statistics", category = "todo", tags("read"))]
 pub fn todo_stats(ctx: &CommandContext) -> Result<Stats, CommandError> {
     let (total, completed, low, medium, high) = ctx.state::<TodoStore>()?.counts()?;
     let completion_rate = if total == 0 {
@@ -440,6 +451,7 @@ pub struct CreateTodos {
 
 /// Create several todos at once; each succeeds or fails on its own.
 #[command(
+    blocking,
     title = "Create todos",
     category = "todo",
     tags("batch", "write"),
@@ -533,6 +545,7 @@ pub struct ToggleTodos {
 
 /// Toggle several todos at once, or set them all to one state.
 #[command(
+    blocking,
     title = "Toggle todos",
     category = "todo",
     tags("batch", "write"),

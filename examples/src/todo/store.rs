@@ -1,10 +1,11 @@
-//! The todo store: SQLite through rusqlite (bundled), one connection behind a mutex.
+//! The todo store: SQLite through rusqlite (bundled), one connection behind a mutex, its
+//! statements prepared once and cached (`prepare_cached`).
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
 use afd_runtime::CommandError;
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Params, Row, params};
 
 use super::{Priority, Todo};
 
@@ -26,6 +27,27 @@ const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
 const COLUMNS: &str =
     "id, title, description, priority, completed, created_at, updated_at, completed_at";
+
+/// `query_row` through the connection's statement cache: SQLite parses each query once.
+trait QueryRowCached {
+    fn query_row_cached<T, P: Params, F>(
+        &self,
+        sql: &str,
+        params: P,
+        map: F,
+    ) -> rusqlite::Result<T>
+    where
+        F: FnOnce(&Row<'_>) -> rusqlite::Result<T>;
+}
+
+impl QueryRowCached for Connection {
+    fn query_row_cached<T, P: Params, F>(&self, sql: &str, params: P, map: F) -> rusqlite::Result<T>
+    where
+        F: FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    {
+        self.prepare_cached(sql)?.query_row(params, map)
+    }
+}
 
 /// The todo store, shared with every command through the context.
 pub struct TodoStore {
@@ -99,6 +121,7 @@ impl TodoStore {
 
     fn init(conn: Connection) -> rusqlite::Result<Self> {
         conn.execute_batch(SCHEMA)?;
+        conn.set_prepared_statement_cache_capacity(64);
         Ok(TodoStore {
             conn: Mutex::new(conn),
         })
@@ -120,7 +143,7 @@ impl TodoStore {
     ) -> Result<Todo, CommandError> {
         let conn = self.conn();
         let id: String = conn
-            .query_row(
+            .query_row_cached(
                 &format!(
                     "INSERT INTO todos (id, title, description, priority, created_at, updated_at)
                      VALUES ('todo-' || lower(hex(randomblob(6))), ?1, ?2, ?3, {NOW}, {NOW})
@@ -134,7 +157,7 @@ impl TodoStore {
     }
 
     fn fetch(conn: &Connection, id: &str) -> Result<Option<Todo>, CommandError> {
-        conn.query_row(
+        conn.query_row_cached(
             &format!("SELECT {COLUMNS} FROM todos WHERE id = ?1"),
             [id],
             todo_from_row,
@@ -163,7 +186,7 @@ impl TodoStore {
             pattern
         ];
         let total: u64 = conn
-            .query_row(
+            .query_row_cached(
                 &format!("SELECT count(*) FROM todos WHERE {filter}"),
                 args,
                 |row| row.get(0),
@@ -173,7 +196,7 @@ impl TodoStore {
             "SELECT {COLUMNS} FROM todos WHERE {filter} ORDER BY {} {}, seq {} LIMIT ?4 OFFSET ?5",
             query.order_by, query.direction, query.direction
         );
-        let mut statement = conn.prepare(&sql).map_err(storage)?;
+        let mut statement = conn.prepare_cached(&sql).map_err(storage)?;
         let todos = statement
             .query_map(
                 params![
@@ -260,7 +283,7 @@ impl TodoStore {
             .execute("DELETE FROM todos WHERE completed = 1", [])
             .map_err(storage)?;
         let remaining: u64 = conn
-            .query_row("SELECT count(*) FROM todos", [], |row| row.get(0))
+            .query_row_cached("SELECT count(*) FROM todos", [], |row| row.get(0))
             .map_err(storage)?;
         Ok((cleared as u64, remaining))
     }
@@ -268,7 +291,7 @@ impl TodoStore {
     /// Counts: (total, completed, low, medium, high).
     pub fn counts(&self) -> Result<(u64, u64, u64, u64, u64), CommandError> {
         self.conn()
-            .query_row(
+            .query_row_cached(
                 "SELECT count(*),
                         coalesce(sum(completed), 0),
                         coalesce(sum(priority = 'low'), 0),
