@@ -42,6 +42,7 @@ RUNTIME_LAYERS = [
         "data",
         {
             "text", "similarity", "random", "error", "progress", "content", "auth", "metrics",
+            "blocking",
             "telemetry", "typescript", "tls", "completion", "client", "result", "validate",
             "usage", "command_context", "audit", "command", "macro_support", "declared",
             "registry", "resource", "prompt", "export", "search",

@@ -77,8 +77,10 @@ pub fn set_limit(limit: usize) -> bool {
 
 /// The handler future of a blocking command: waits for a turn, then runs `body` on
 /// tokio's blocking pool. Outside a tokio runtime (nothing to hand the work to) it runs
-/// `body` where it is polled, as a sync handler does.
-pub(crate) fn handler(body: SyncBody, input: Value, ctx: CommandContext) -> HandlerFuture {
+/// `body` where it is polled, as a sync handler does. Not public API: generated code reaches
+/// it as `__private::blocking_handler`.
+#[doc(hidden)]
+pub fn handler(body: SyncBody, input: Value, ctx: CommandContext) -> HandlerFuture {
     Box::pin(run(body, input, ctx))
 }
 

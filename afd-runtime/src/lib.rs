@@ -195,14 +195,14 @@ pub mod prelude {
 /// Not public API: what `#[command]` expands to refers to these paths.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::blocking::handler as blocking_handler;
     pub use crate::command::{CommandDef, ExecutionTime, Expose, HandlerFuture, SourceLocation};
     pub use crate::command_context::CommandContext;
     pub use crate::completion::{CompleteFn, CompletionArgs, call as call_completer};
     pub use crate::macro_support::{
         CommandFailure, CommandInputDecode, CommandInputSchema, CommandOutput, Outcome,
-        OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, SyncBody, blocking_handler,
-        deserialize_input, from_command_result, from_output, from_result, input_schema,
-        no_input_schema, sync_handler,
+        OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, SyncBody, deserialize_input,
+        from_command_result, from_output, from_result, input_schema, no_input_schema, sync_handler,
     };
     pub use crate::prompt::{
         PromptDef, PromptFuture, PromptRegistration, prompt_arguments, prompt_arguments_schema,

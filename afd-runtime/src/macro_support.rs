@@ -281,12 +281,6 @@ pub fn sync_handler(body: SyncBody, input: Value, ctx: CommandContext) -> Handle
     })
 }
 
-/// The handler future of a `#[command(blocking)]` function: runs `body` on tokio's
-/// blocking pool, within the bound of [`crate::blocking`].
-pub fn blocking_handler(body: SyncBody, input: Value, ctx: CommandContext) -> HandlerFuture {
-    crate::blocking::handler(body, input, ctx)
-}
-
 struct SyncCall {
     body: SyncBody,
     args: Option<(Value, CommandContext)>,
