@@ -334,7 +334,13 @@ async fn a_stateless_call_is_answered_as_json_as_rmcp_would_answer_it() {
 async fn log_messages_go_first_in_an_sse_stream_as_rmcp_sends_them() {
     let handle = server(|options| options).await;
     let addr = handle.local_addr();
-    let request = call(3, "afd-call", json!({"command": "direct-chatty"}));
+    // A 2026-07-28 request gets log messages only at the level its `_meta` names.
+    let mut request = call(3, "afd-call", json!({"command": "direct-chatty"}));
+    let quiet = post(addr, &request, &[]).await;
+    assert_eq!(methods(&quiet), ["(answer)"], "{quiet:?}");
+    let quiet_rmcp = post(addr, &request, &[THROUGH_RMCP]).await;
+    assert_eq!(methods(&quiet_rmcp), ["(answer)"], "{quiet_rmcp:?}");
+    request["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
     let direct = post(addr, &request, &[]).await;
     assert!(
         direct.content_type.starts_with("text/event-stream"),
@@ -788,4 +794,82 @@ async fn progress_of_a_call_still_running_is_streamed_as_it_is_reported() {
     assert_eq!(messages[2]["id"], 7);
     assert_eq!(messages[2]["result"]["structuredContent"]["data"], 2);
     handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn methods_the_stateless_revision_removed_are_unknown_there_with_404() {
+    let handle = server(|options| options).await;
+    let addr = handle.local_addr();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "afd-tests", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    for (id, method) in [
+        (1, "initialize"),
+        (2, "logging/setLevel"),
+        (3, "resources/subscribe"),
+        (4, "resources/unsubscribe"),
+    ] {
+        let request =
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": meta}});
+        let answered = post(addr, &request, &[("mcp-method", method)]).await;
+        assert_eq!(answered.status, 404, "{method}: {answered:?}");
+        let message = &answered.messages[0];
+        assert_eq!(message["id"], id, "{method}: {answered:?}");
+        assert_eq!(message["error"]["code"], -32601, "{method}: {answered:?}");
+        assert!(
+            message["error"]["message"]
+                .as_str()
+                .is_some_and(|text| text.contains(method)),
+            "{method}: {answered:?}"
+        );
+    }
+    // On the revision that has them, the same methods are read as they always were.
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 9, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "afd-tests", "version": "0"}}
+    });
+    let legacy = send(
+        addr,
+        vec![
+            ("content-type", "application/json".to_owned()),
+            ("accept", "application/json, text/event-stream".to_owned()),
+        ],
+        &initialize,
+        &[],
+    )
+    .await;
+    assert_eq!(legacy.status, 200, "{legacy:?}");
+    assert_eq!(
+        legacy.messages[0]["result"]["protocolVersion"],
+        "2025-11-25"
+    );
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn every_listed_tool_has_a_display_title() {
+    use afd_runtime::mcp::Strategy;
+    for strategy in [
+        Strategy::Individual,
+        Strategy::Grouped,
+        Strategy::Lazy,
+        Strategy::Hybrid,
+    ] {
+        let server = McpServer::builder(Registry::global())
+            .strategy(strategy)
+            .build()
+            .expect("a server");
+        assert!(!server.tools().is_empty());
+        for tool in server.tools() {
+            let title = tool.title.as_deref().unwrap_or_default();
+            assert!(
+                !title.trim().is_empty(),
+                "{strategy:?}: {} has no title",
+                tool.name
+            );
+        }
+    }
 }

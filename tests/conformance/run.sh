@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's server scenarios against examples/conformance
-# served over streamable HTTP: every scenario, the active set and the pending ones
-# (json-schema-2020-12, server-sse-polling) alike. Exits non-zero if any scenario fails.
+# served over streamable HTTP: the requirement sets of both protocol revisions afd-rs speaks
+# (2025-11-25 and 2026-07-28, each with the scenarios the suite runs but does not score) and
+# every scenario of the suite (`--suite all`). Exits non-zero if any scenario fails that
+# expected-failures-2026-07-28.yaml does not list, or if one it lists passes (the list only
+# shrinks), or if a scenario not scored for a revision fails while that file does not list it.
 #
 #   tests/conformance/run.sh              # npm ci here, build the example, run the suite
 #   tests/conformance/run.sh SCENARIO...  # only these scenarios
@@ -37,12 +40,33 @@ url="http://127.0.0.1:$port/mcp"
 
 results="$(mktemp -d)"
 status=0
+baseline="$here/expected-failures-2026-07-28.yaml"
+# Runs the suite once with the arguments given; its console goes to the terminal and to a
+# file, and a scenario of the "Not scored" list that fails counts unless the baseline lists it.
+run() {
+    local name=$1; shift
+    echo "== conformance server $*"
+    local out="$results/$name.txt"
+    if ! conformance server --url "$url" "$@" -o "$results/$name" 2>&1 | tee "$out"; then
+        status=1
+    fi
+    local unscored
+    unscored="$(sed -n '/^Not scored/,/^$/p' "$out" | sed -n 's/^ *✗ \([^ ]*\).*/\1/p')"
+    for scenario in $unscored; do
+        if ! grep -qx -- "  - $scenario" "$baseline" && ! grep -q -- "  - $scenario:" "$baseline"; then
+            echo "not scored, but failing and not in $(basename "$baseline"): $scenario"
+            status=1
+        fi
+    done
+}
 if [ "$#" -gt 0 ]; then
     for scenario in "$@"; do
-        conformance server --url "$url" --scenario "$scenario" -o "$results" || status=1
+        run "$scenario" --scenario "$scenario"
     done
 else
-    conformance server --url "$url" --suite all -o "$results" || status=1
+    run requirements-2025-11-25 --requirements 2025-11-25
+    run requirements-2026-07-28 --requirements 2026-07-28 --expected-failures "$baseline"
+    run all --suite all --expected-failures "$baseline"
 fi
 rm -rf "$results"
 if [ "$status" -ne 0 ]; then

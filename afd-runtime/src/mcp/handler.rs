@@ -155,6 +155,7 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        removed_in_stateless("resources/subscribe", &context)?;
         let observed = self.observe("resources/subscribe", Some(&request.uri), &context);
         self.timed(observed, async move {
             let declared = &self.inner.resources;
@@ -190,6 +191,7 @@ impl ServerHandler for McpServer {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        removed_in_stateless("resources/unsubscribe", &context)?;
         let observed = self.observe("resources/unsubscribe", Some(&request.uri), &context);
         self.timed(observed, async move {
             // Unsubscribing from what was not subscribed to is not an error: the result is
@@ -303,6 +305,7 @@ impl ServerHandler for McpServer {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        removed_in_stateless("logging/setLevel", &context)?;
         self.timed(self.observe("logging/setLevel", None, &context), async {
             let level = super::server::client::level_of(&request.level)
                 .ok_or_else(|| ErrorData::invalid_params("unknown log level", None))?;
@@ -417,6 +420,22 @@ fn legacy(context: &RequestContext<RoleServer>) -> bool {
     context
         .protocol_version()
         .is_none_or(|version| version.has_initialize())
+}
+
+/// Refuses, as an unknown method, a method the 2026-07-28 revision removed when the request
+/// is of that revision's stateless lifecycle.
+fn removed_in_stateless(
+    method: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<(), ErrorData> {
+    if legacy(context) {
+        return Ok(());
+    }
+    Err(ErrorData::new(
+        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+        format!("Method not found: `{method}` is not part of the stateless protocol"),
+        None,
+    ))
 }
 
 /// The subscriptions of one `subscriptions/listen` stream, ended with it: when the request

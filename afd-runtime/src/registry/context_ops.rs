@@ -34,6 +34,7 @@ pub static LIST: CommandDef = CommandDef::new(
     input_schema::<ListInput>,
     here(line!()),
 )
+.with_title("List contexts")
 .with_category(CATEGORY)
 .with_execution_time(ExecutionTime::Instant);
 
@@ -45,6 +46,7 @@ pub static ENTER: CommandDef = CommandDef::new(
     input_schema::<EnterInput>,
     here(line!()),
 )
+.with_title("Enter a context")
 .with_category(CATEGORY)
 .with_errors(&[codes::CONTEXT_NOT_FOUND, codes::SESSION_NOT_FOUND])
 .with_execution_time(ExecutionTime::Instant);
@@ -57,6 +59,7 @@ pub static EXIT: CommandDef = CommandDef::new(
     input_schema::<ExitInput>,
     here(line!()),
 )
+.with_title("Leave the context")
 .with_category(CATEGORY)
 .with_errors(&[codes::SESSION_NOT_FOUND])
 .with_execution_time(ExecutionTime::Instant);
@@ -69,6 +72,7 @@ pub static SUGGEST: CommandDef = CommandDef::new(
     input_schema::<SuggestInput>,
     here(line!()),
 )
+.with_title("Suggest a context")
 .with_category(CATEGORY)
 .with_execution_time(ExecutionTime::Instant);
 

@@ -69,9 +69,9 @@ pub async fn reconnection() -> Result<String, CommandError> {
     Ok("Reconnection test completed.".to_owned())
 }
 
-/// A postal address.
+/// A postal address, a definition others reach by `$ref` or by its anchor.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(rename = "address")]
+#[schemars(rename = "address", extend("$anchor" = "addressDef"))]
 pub struct Address {
     /// Street and number.
     pub street: Option<String>,
@@ -79,16 +79,39 @@ pub struct Address {
     pub city: Option<String>,
 }
 
-/// Input of `json_schema_2020_12_tool`: a schema that states its dialect, a shared
-/// definition and no other properties.
+/// How to reach a person.
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("$schema" = "https://json-schema.org/draft/2020-12/schema"))]
+#[serde(rename_all = "lowercase")]
+pub enum ContactMethod {
+    /// By phone.
+    Phone,
+    /// By email.
+    Email,
+}
+
+/// Input of `json_schema_2020_12_tool`: a schema that states its dialect, a shared
+/// definition with an anchor, no other properties, a composition (a phone or an email) and
+/// a condition (the contact method chosen must be given).
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(extend(
+    "$schema" = "https://json-schema.org/draft/2020-12/schema",
+    "allOf" = [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if" = {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then" = {"required": ["phone"]},
+    "else" = {"required": ["email"]},
+))]
 pub struct Person {
     /// Their name.
     pub name: Option<String>,
     /// Where they live.
     pub address: Option<Address>,
+    /// How they prefer to be reached.
+    pub contact_method: Option<ContactMethod>,
+    /// Their phone number.
+    pub phone: Option<String>,
+    /// Their email address.
+    pub email: Option<String>,
 }
 
 /// Tool with JSON Schema 2020-12 features.

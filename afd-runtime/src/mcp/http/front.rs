@@ -30,6 +30,7 @@ use crate::auth::Principal;
 use crate::mcp::server::caller::{ClientAddress, SESSION_HEADER};
 use crate::mcp::server::state::McpServer;
 use crate::mcp::wire::malformed::{self, Malformed, Refused};
+use crate::mcp::wire::message;
 
 /// The largest request body the endpoint reads (rmcp's own default, which it is given too).
 const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -411,6 +412,25 @@ async fn post<S: ServerHandler + Send + 'static>(
     // A session's `notifications/cancelled` may name a call of the direct path.
     if let Some(direct) = &front.direct {
         direct.cancelled(&parts, &bytes);
+    }
+    // A method the 2026-07-28 revision removed, asked on that revision: unknown there,
+    // whatever its params say.
+    if parts
+        .headers
+        .get("mcp-protocol-version")
+        .is_some_and(|version| version.as_bytes() == message::INLINE_VERSION.as_bytes())
+        && let Some((id, method)) = message::removed_method(&bytes)
+    {
+        let error = Malformed {
+            id: malformed::AnswerId::from(id),
+            code: rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            message: format!(
+                "Method not found: `{method}` is not part of protocol version {}",
+                message::INLINE_VERSION
+            ),
+            data: None,
+        };
+        return json_error(StatusCode::NOT_FOUND, &error);
     }
     // A message rmcp would take for another method, or answer without its id.
     if let Some(refused) = malformed::refused(&bytes) {

@@ -16,7 +16,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::client::{McpClient, McpLog};
+use super::client::{LevelCell, McpClient, McpLog};
 use super::env::SESSION_META;
 use super::observe::Request;
 use super::progress::Progress;
@@ -187,7 +187,13 @@ impl McpServer {
             Outbound::Peer(peer) => (Some(peer), None),
             Outbound::Held(progress_to) => (None, progress_to),
         };
-        let log = McpLog::new(client.cloned(), self.log_level().clone());
+        // The connection's level (`logging/setLevel`), or on the stateless revision the
+        // request's own, and no messages when it names none.
+        let log = if legacy {
+            McpLog::new(client.cloned(), self.log_level().clone(), false)
+        } else {
+            McpLog::new(client.cloned(), Arc::new(LevelCell::of_request(meta)), true)
+        };
         ctx = ctx.with_log(Arc::new(log.clone()));
         if let Some(peer) = client {
             ctx = ctx.with_client(Arc::new(McpClient::new(peer.clone())));

@@ -1,5 +1,6 @@
 //! The handler's requests to an MCP client: log messages as `notifications/message` at the
-//! level the client set with `logging/setLevel` ([`McpLog`]), and sampling
+//! level the client set with `logging/setLevel`, or that a 2026-07-28 request names in its
+//! `_meta` ([`McpLog`]), and sampling
 //! (`sampling/createMessage`) and elicitation (`elicitation/create`) when the client
 //! declared them ([`McpClient`]).
 
@@ -22,12 +23,29 @@ use crate::client::{
 };
 use crate::error::{CommandError, codes};
 
+/// The `_meta` key of the log level a 2026-07-28 request asks for; without it the call sends
+/// no log messages.
+pub(in crate::mcp) const LOG_LEVEL_META: &str = "io.modelcontextprotocol/logLevel";
+
 /// A connection's log level: 0 until the client sends `logging/setLevel`, then the level's
 /// position in [`LogLevel::ALL`] plus one.
 #[derive(Debug, Default)]
 pub(in crate::mcp) struct LevelCell(AtomicU8);
 
 impl LevelCell {
+    /// The level a 2026-07-28 request asks for in its `_meta`
+    /// (`io.modelcontextprotocol/logLevel`), unset when it names none (or none known).
+    pub(in crate::mcp) fn of_request(meta: Option<&serde_json::Map<String, Value>>) -> Self {
+        let cell = LevelCell::default();
+        if let Some(level) = meta
+            .and_then(|meta| meta.get(LOG_LEVEL_META))
+            .and_then(|level| serde_json::from_value::<LogLevel>(level.clone()).ok())
+        {
+            cell.set(level);
+        }
+        cell
+    }
+
     pub(in crate::mcp) fn set(&self, level: LogLevel) {
         let position = LogLevel::ALL.iter().position(|l| *l == level).unwrap_or(0);
         self.0.store(position as u8 + 1, Ordering::Relaxed);
@@ -62,6 +80,9 @@ struct Shared {
     /// The params of each `notifications/message` held, as rmcp writes them.
     held: Mutex<Vec<Value>>,
     level: Arc<LevelCell>,
+    /// Whether nothing is sent until a level is set (a 2026-07-28 request that named none),
+    /// rather than `info` and above.
+    quiet_unless_asked: bool,
     queue: Mutex<VecDeque<LogMessage>>,
     /// Held while sending, so messages leave in the order they were logged.
     sending: tokio::sync::Mutex<()>,
@@ -70,12 +91,19 @@ struct Shared {
 }
 
 impl McpLog {
-    pub(in crate::mcp) fn new(peer: Option<Peer<RoleServer>>, level: Arc<LevelCell>) -> Self {
+    /// A call's log: at `level`, or, until one is set, `info` and above (or nothing at all
+    /// when `quiet_unless_asked`).
+    pub(in crate::mcp) fn new(
+        peer: Option<Peer<RoleServer>>,
+        level: Arc<LevelCell>,
+        quiet_unless_asked: bool,
+    ) -> Self {
         McpLog {
             shared: Arc::new(Shared {
                 peer,
                 held: Mutex::new(Vec::new()),
                 level,
+                quiet_unless_asked,
                 queue: Mutex::new(VecDeque::new()),
                 sending: tokio::sync::Mutex::new(()),
                 sent: AtomicBool::new(false),
@@ -153,8 +181,13 @@ impl McpLog {
 
 impl LogSink for McpLog {
     fn threshold(&self) -> Option<LogLevel> {
-        // Until the client chooses, `info` and above (the handler's own messages only).
-        Some(self.shared.level.get().unwrap_or(LogLevel::Info))
+        // Until the client chooses, `info` and above (the handler's own messages only), or
+        // nothing for a request of the revision where choosing is per request.
+        match self.shared.level.get() {
+            Some(level) => Some(level),
+            None if self.shared.quiet_unless_asked => None,
+            None => Some(LogLevel::Info),
+        }
     }
 
     fn wants_tracing(&self) -> bool {

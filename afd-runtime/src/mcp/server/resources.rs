@@ -4,7 +4,9 @@
 //! `afd://commands/{name}` (a command's full definition, as afd-detail gives it). Also
 //! what a failed declared read or subscription is as a JSON-RPC error.
 
-use rmcp::model::{ErrorData, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+use rmcp::model::{
+    ErrorCode, ErrorData, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+};
 use serde_json::{Value, json};
 
 use crate::MetaTools;
@@ -101,8 +103,33 @@ fn template(def: &ResourceDef) -> ResourceTemplate {
     }
 }
 
-/// Reads a resource: a declared one first, else one of the catalog's.
+/// Reads a resource: a declared one first, else one of the catalog's. A resource that is not
+/// there is MCP's resource-not-found (-32002) naming the URI asked for in its data (`uri`).
 pub(crate) async fn read(
+    dispatcher: &Dispatcher,
+    declared: &Resources,
+    context: CommandContext,
+    uri: &str,
+) -> Result<ReadResourceResult, ErrorData> {
+    read_any(dispatcher, declared, context, uri)
+        .await
+        .map_err(|error| naming_uri(error, uri))
+}
+
+/// Adds `uri` to the data of a resource-not-found error.
+fn naming_uri(mut error: ErrorData, uri: &str) -> ErrorData {
+    if error.code == ErrorCode::RESOURCE_NOT_FOUND {
+        let mut data = match error.data.take() {
+            Some(Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        data.insert("uri".to_owned(), Value::from(uri));
+        error.data = Some(Value::Object(data));
+    }
+    error
+}
+
+async fn read_any(
     dispatcher: &Dispatcher,
     declared: &Resources,
     context: CommandContext,

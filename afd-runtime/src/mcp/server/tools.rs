@@ -77,16 +77,19 @@ pub(crate) fn bootstrap_tools() -> Vec<(Tool, Route)> {
     vec![
         (
             Tool::new(HELP, "Overview of every command, grouped by category (format: text or json).", object(advertise::meta_input(help_schema(), IN_BAND)))
+                .with_title("Help")
                 .with_annotations(read_only()),
             Route::Help,
         ),
         (
             Tool::new(DOCS, "Markdown documentation of a command, a category, or everything, with parameter tables.", object(advertise::meta_input(docs_schema(), IN_BAND)))
+                .with_title("Command documentation")
                 .with_annotations(read_only()),
             Route::Docs,
         ),
         (
             Tool::new(SCHEMA, "Input and output schemas of commands (default all), as JSON Schema or TypeScript (format).", object(advertise::meta_input(schema_schema(), IN_BAND)))
+                .with_title("Command schemas")
                 .with_annotations(read_only()),
             Route::Schema,
         ),
@@ -189,6 +192,7 @@ pub(in crate::mcp) fn meta_tools(
                 discover_description(dispatcher),
                 object(advertise::meta_input(discover_schema(), IN_BAND)),
             )
+            .with_title("Discover commands")
             .with_annotations(read_only())
             .with_meta(always_load()),
             Route::Discover,
@@ -199,6 +203,7 @@ pub(in crate::mcp) fn meta_tools(
                 "Input schemas and full descriptions of up to 10 commands.",
                 object(advertise::meta_input(detail_schema(), IN_BAND)),
             )
+            .with_title("Command details")
             .with_annotations(read_only())
             .with_meta(always_load()),
             Route::Detail,
@@ -210,6 +215,7 @@ pub(in crate::mcp) fn meta_tools(
             "Run a command by name with its input.",
             object(call_schema()),
         )
+        .with_title("Call a command")
         .with_meta(always_load()),
         Route::Call,
     ));
@@ -218,7 +224,8 @@ pub(in crate::mcp) fn meta_tools(
             BATCH,
             "Run several commands; each succeeds or fails alone. options: stopOnError, timeoutMs, parallelism.",
             object(batch_schema()),
-        ),
+        )
+        .with_title("Run commands in a batch"),
         Route::Batch,
     ));
     tools.push((
@@ -226,7 +233,8 @@ pub(in crate::mcp) fn meta_tools(
             PIPE,
             "Chain commands; inputs may use $prev, $steps.<as>, $input; when skips a step. options: continueOnFailure, timeoutMs.",
             object(pipe_schema()),
-        ),
+        )
+        .with_title("Run a pipeline of commands"),
         Route::Pipe,
     ));
     tools
@@ -286,7 +294,26 @@ fn input_schema_for(entry: &CommandEntry, rendering: Rendering) -> Value {
     }
 }
 
-/// A command's own tool: its name, display title (when declared), description, advertised
+/// A command's display title: the declared one (`#[command(title = "...")]`), else its name
+/// in words.
+fn title_of(entry: &CommandEntry) -> String {
+    entry
+        .def()
+        .title()
+        .map_or_else(|| title_from_name(entry.name()), str::to_owned)
+}
+
+/// A name in words, for a display title: `user-create` is "User create", `git_log` "Git log".
+fn title_from_name(name: &str) -> String {
+    let words = name.replace(['-', '_', '.', '/'], " ");
+    let mut chars = words.trim().chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A command's own tool: its name, display title (the declared one, else its name in words), description, advertised
 /// input schema, annotations, and
 /// (when `rendering` asks and the command's output type has a schema) its data's shape.
 pub(crate) fn command_tool(entry: &CommandEntry, rendering: Rendering) -> Tool {
@@ -295,7 +322,7 @@ pub(crate) fn command_tool(entry: &CommandEntry, rendering: Rendering) -> Tool {
         entry.description(),
         object(input_schema_for(entry, rendering)),
     );
-    tool.title = entry.def().title().map(str::to_owned);
+    tool.title = Some(title_of(entry));
     tool.annotations = command_annotations(entry);
     if rendering.output_schemas
         && let Some(data) = entry.output_schema()
@@ -340,14 +367,15 @@ pub(crate) fn group_tool(
     let description = format!("{about}`action`: {}", lines.join("; "));
     let schema = json!({"type": "object", "properties": properties, "required": ["action"]});
     let mut tool = Tool::new(category, description, object(advertise::input(&schema)));
+    tool.title = Some(title_from_name(category));
     tool.annotations = group_annotations(entries);
     (tool, Route::Group(category))
 }
 
 /// A category tool's annotations, only where they differ from MCP's defaults and hold for
 /// every action: read-only when all are; otherwise not destructive when none is, and
-/// destructive, stated, when one is; closed world when none reaches outside. No title: the
-/// category's name is the tool's.
+/// destructive, stated, when one is; closed world when none reaches outside. (The tool's
+/// title is the category's name in words.)
 fn group_annotations(entries: &[&CommandEntry]) -> Option<ToolAnnotations> {
     let mut annotations = ToolAnnotations::new();
     if entries.iter().all(|entry| !entry.is_mutation()) {
@@ -393,6 +421,21 @@ pub(in crate::mcp) fn named_tool(entry: &CommandEntry) -> Tool {
         summary(entry.description()),
         object(json!({"type": "object"})),
     );
+    tool.title = Some(title_of(entry));
     tool.annotations = command_annotations(entry);
     tool
+}
+
+#[cfg(test)]
+mod tests {
+    use super::title_from_name;
+
+    #[test]
+    fn a_name_in_words_is_a_title() {
+        assert_eq!(title_from_name("user-create"), "User create");
+        assert_eq!(title_from_name("git_log"), "Git log");
+        assert_eq!(title_from_name("billing"), "Billing");
+        assert_eq!(title_from_name("ünïcode-name"), "Ünïcode name");
+        assert_eq!(title_from_name(""), "");
+    }
 }

@@ -22,6 +22,28 @@ pub(in crate::mcp) const META_CAPABILITIES: &str = "io.modelcontextprotocol/clie
 /// The protocol version whose requests carry their own metadata (no `initialize`).
 pub(in crate::mcp) const INLINE_VERSION: &str = "2026-07-28";
 
+/// The methods the 2026-07-28 revision removed: its lifecycle has no handshake, no
+/// connection-wide log level and no subscription to one resource at a time (a request's
+/// `_meta` and `subscriptions/listen` took their place). Asked on that revision they are
+/// answered as unknown methods (-32601; over HTTP with 404), whatever their params.
+pub(in crate::mcp) const REMOVED_METHODS: [&str; 4] = [
+    "initialize",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// The id and method of `line` when it is a request (with a usable id) for one of the
+/// [`REMOVED_METHODS`], whatever its params; else `None`.
+pub(in crate::mcp) fn removed_method(line: &[u8]) -> Option<(Value, String)> {
+    let envelope = serde_json::from_slice::<Envelope>(line).ok()?;
+    let method = envelope.method?;
+    let id = envelope.id.filter(|id| id.is_string() || id.is_number())?;
+    REMOVED_METHODS
+        .contains(&method.as_str())
+        .then_some((id, method))
+}
+
 /// A `tools/call` request the front can answer. Anything else fails to parse into it.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
