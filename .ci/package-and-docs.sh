@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The crates.io and docs.rs checks of the published crates (afd-macros, afd-runtime,
-# afd-client, afd-gateway), one step of .ci/run:
+# afd-oauth, afd-client, afd-gateway), one step of .ci/run:
 #
 # 1. `cargo package` packs each crate from its own files (packaged together, the runtime
 #    finds the macro crate's package before it is on crates.io) and prints each package's
@@ -31,7 +31,7 @@ root="$PWD"
 full=""
 if [ "${1:-}" = "--full" ]; then full=1; fi
 
-published=(afd-macros afd-runtime afd-client afd-gateway)
+published=(afd-macros afd-runtime afd-oauth afd-client afd-gateway)
 # The target directory, and the version the published crates share (the workspace's).
 read -r target version < <(cargo metadata --no-deps --format-version 1 | python3 -c '
 import json, sys
@@ -114,7 +114,7 @@ export RUSTC_BOOTSTRAP=1
 echo "== docs, as docs.rs builds them (--cfg docsrs, -D warnings)"
 # afd-client is a binary alone: docs.rs documents libraries.
 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --no-deps \
-    -p afd-macros -p afd-runtime -p afd-gateway --features "$features"
+    -p afd-macros -p afd-runtime -p afd-oauth -p afd-gateway --features "$features"
 
 if [ -z "$full" ]; then
     echo "== check: every library and binary, from the packages' files alone"

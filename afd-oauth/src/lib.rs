@@ -1,0 +1,20 @@
+//! OAuth 2.1 for MCP clients, as the MCP authorization specification describes the
+//! client's part: `afd` and `afd-gateway` use it to reach servers that require tokens.
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+
+mod authorized;
+pub mod challenge;
+pub mod discovery;
+mod error;
+mod http;
+pub mod pkce;
+mod source;
+pub mod token;
+
+pub use authorized::Authorized;
+pub use challenge::Challenge;
+pub use error::{OAuthError, Secret, find_oauth_error};
+pub use http::client;
+pub use source::{ClientCredentials, ClientCredentialsConfig, StaticToken, TokenSource};
