@@ -195,6 +195,41 @@ async fn a_search_with_activate_loads_its_matches_for_the_session() {
 }
 
 #[tokio::test]
+async fn a_search_that_nothing_fits_loads_nothing_and_names_the_nearest_apart() {
+    let client = Client::connect(server(Strategy::Lazy)).await;
+    let found = client
+        .call(
+            "afd-discover",
+            json!({"search": ["book a flight to Lisbon for Friday", "flight booking"], "activate": true}),
+        )
+        .await;
+    assert_eq!(found["success"], true, "{found}");
+    let data = &found["data"];
+    assert_eq!(data["match"], "none", "{found}");
+    assert_eq!(data["commands"], json!([]));
+    assert_eq!(data["loadedAfter"], json!([]));
+    assert!(data["nextStep"].as_str().unwrap().contains("ask the user"));
+    assert!(
+        data["nextInstruction"]
+            .as_str()
+            .unwrap()
+            .starts_with("Nothing was loaded"),
+        "{found}"
+    );
+    let answered = client
+        .call(
+            "afd-discover",
+            json!({"search": ["cancel an order", "order cancel"]}),
+        )
+        .await;
+    assert_ne!(answered["data"]["match"], "none", "{answered}");
+    let first = &answered["data"]["commands"][0];
+    assert_eq!(first["name"], "order-cancel");
+    let confidence = first["confidence"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&confidence), "{answered}");
+}
+
+#[tokio::test]
 async fn loading_needs_a_session() {
     // In-process, with no session handle: activate is refused with a way out (over MCP the
     // connection or the `afd/session` handle is the session).
@@ -601,9 +636,11 @@ async fn a_command_tool_carries_its_title_and_states_a_destructive_hint() {
         assert_eq!(hints.destructive_hint, Some(true), "{strategy:?}");
         assert_eq!(hints.title, None, "{strategy:?}");
         let refund = tool("order-refund");
+        // No title declared: the name in words, so that every listed tool has one.
         assert_eq!(
-            refund.title, None,
-            "{strategy:?}: no title declared, none derived"
+            refund.title.as_deref(),
+            Some("Order refund"),
+            "{strategy:?}"
         );
         assert_eq!(refund.annotations.unwrap().destructive_hint, Some(false));
     }

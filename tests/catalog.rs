@@ -593,6 +593,7 @@ async fn every_answer_has_the_documented_shape() {
         json!({"category": "order", "detail": "full"}),
         json!({"tag": ["admin", "billing"], "includeMutation": true}),
         json!({"search": "cancel", "detail": "name"}),
+        json!({"search": ["buy ten shares of Apple stock", "stock market order"]}),
     ] {
         let data = d.discover(input.clone()).await.data.unwrap();
         let typed: DiscoverResult =

@@ -113,21 +113,28 @@ async fn discover_searches_with_several_phrasings_and_refuses_bad_ones() {
         .await;
     assert_eq!(one["data"], listed["data"]);
 
-    // Phrasings that each find something: one page, each command once, the union ranked.
+    // Phrasings of one request that each find something: one page, each command once, the
+    // union ranked. (Phrasings that ask for different things are not one request: the
+    // answer's match then says no command does all of it.)
     let fused = client
         .call(
             "afd-discover",
-            json!({"search": ["mark a task as finished", "toggle todo", "delete todo"]}),
+            json!({"search": ["mark a task as finished", "toggle todo", "complete a todo"]}),
         )
         .await;
     assert_eq!(fused["success"], true, "{fused}");
+    assert_ne!(fused["data"]["match"], "none", "{fused}");
     let found = names(&fused);
     let mut unique = found.clone();
     unique.sort();
     unique.dedup();
     assert_eq!(unique.len(), found.len(), "{found:?}");
-    assert!(found.contains(&"todo-toggle".to_owned()), "{found:?}");
-    assert!(found.contains(&"todo-delete".to_owned()), "{found:?}");
+    assert_eq!(
+        found.first().map(String::as_str),
+        Some("todo-toggle"),
+        "{found:?}"
+    );
+    assert!(found.len() > 1, "{found:?}");
     assert_eq!(fused["data"]["total"], 11);
     assert_eq!(fused["data"]["filtered"], found.len());
     let scores: Vec<f64> = fused["data"]["commands"]

@@ -124,7 +124,12 @@ fn discover_and_detail_use_the_meta_tools() {
     let output = afd(&["--server", &server, "discover", "--search", "cancel order"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let stdout = text(&output.stdout);
-    let first = stdout.lines().nth(2).unwrap_or_default();
+    // The first command is the line after the table's header.
+    let first = stdout
+        .lines()
+        .skip_while(|line| !line.trim_start().starts_with("name "))
+        .nth(1)
+        .unwrap_or_default();
     assert!(first.trim_start().starts_with("order-cancel"), "{stdout}");
     let output = afd(&["--server", &server, "detail", "order-cancel", "--json"]);
     assert!(output.status.success(), "{}", text(&output.stderr));

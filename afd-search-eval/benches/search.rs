@@ -11,7 +11,9 @@
 //!   `AFD_EVAL_DIR` to point elsewhere); the latter runs all queries per iteration;
 //! - `search_phrasings/synthetic_10k/lexical/<n>`: a request alone (`1`), and with two
 //!   added phrasings fused (`3`, `SearchIndex::search_phrasings`), on the 10,000-command
-//!   index; each added phrasing alone (`alone_2`, `alone_3`) for comparison;
+//!   index; each added phrasing alone (`alone_2`, `alone_3`) for comparison; and the request
+//!   alone and the three judged (`1_judged`, `3_judged`, `SearchIndex::search_judged_where`:
+//!   the ranking plus the match and a confidence per hit, as afd-discover searches);
 //! - `search_phrasings/synthetic_10k/semantic/<n>`: the same with the semantic layer, when
 //!   built with `--features semantic` and `AFD_EMBED_MODEL` names a model folder (the
 //!   catalog's vectors are [`afd_search_eval::semantic_catalog`]'s).
@@ -144,6 +146,13 @@ fn bench_phrasings(c: &mut Criterion, mode: &str, index: &SearchIndex, phrasings
     group.bench_function(format!("synthetic_10k/{mode}/3"), |b| {
         b.iter(|| index.search_phrasings(black_box(&all), 10))
     });
+    // The same searches judged, as afd-discover runs them: with the match and a confidence
+    // for each hit of the page.
+    for n in [1, 3] {
+        group.bench_function(format!("synthetic_10k/{mode}/{n}_judged"), |b| {
+            b.iter(|| index.search_judged_where(black_box(&all[..n]), 10, 10, |_| 0.0, |_| true))
+        });
+    }
     group.finish();
 }
 

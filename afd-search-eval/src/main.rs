@@ -15,6 +15,12 @@
 //! scores, as the fusion sees them (`SearchIndex::phrasing_rankings`), which
 //! `tune/cv_phrasings.py` cross-validates the fusion on.
 //!
+//! `--match-evidence FILE.jsonl` also writes, per query, what tells a request the catalog
+//! can serve from one it cannot: the fused ranking's best scores, each phrasing's own best
+//! scores, and for each of the fused best few commands what it covers of every phrasing
+//! (`SearchIndex::coverage`) and, with the semantic layer, its cosine to the request;
+//! `tune/cv_match.py` cross-validates the match decision on it.
+//!
 //! `afd-search-eval --bench-build N` instead times the index build over a synthetic catalog
 //! of `N` commands and a few searches on it (medians; see `bench.rs`).
 
@@ -28,7 +34,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use afd_runtime::search::{MAX_PHRASINGS, SearchIndex};
+use afd_runtime::search::{Hit, MAX_PHRASINGS, SearchIndex};
 use afd_search_eval::catalogs;
 use clap::Parser;
 use serde_json::{Value, json};
@@ -37,6 +43,8 @@ use serde_json::{Value, json};
 const TOP: usize = 10;
 /// How many documents of each phrasing's ranking `--lists` writes.
 const LIST_DEPTH: usize = 50;
+/// How many of the fused best commands `--match-evidence` describes.
+const MATCH_DEPTH: usize = TOP;
 /// How many candidates per list `--evidence` writes.
 #[cfg(feature = "semantic")]
 const EVIDENCE_DEPTH: usize = 50;
@@ -63,6 +71,10 @@ struct Args {
     /// Also write, per query, each phrasing's own ranking (its best 50, with scores).
     #[arg(long, value_name = "FILE.jsonl", requires = "alternatives")]
     lists: Option<PathBuf>,
+    /// Also write, per query, the evidence of how well its best commands match (the
+    /// fused and per-phrasing best scores, coverage of each phrasing, cosines).
+    #[arg(long, value_name = "FILE.jsonl")]
+    match_evidence: Option<PathBuf>,
     /// Time the index build over a synthetic catalog of N commands, and searches on it,
     /// instead of ranking (prints medians).
     #[arg(long, value_name = "N", conflicts_with_all = ["catalogs", "queries"])]
@@ -138,6 +150,14 @@ fn run(args: &Args) -> Result<(), String> {
         }
         None => None,
     };
+    let mut match_out = match &args.match_evidence {
+        Some(path) => {
+            Some(BufWriter::new(fs::File::create(path).map_err(|e| {
+                format!("cannot write {}: {e}", path.display())
+            })?))
+        }
+        None => None,
+    };
     let queries = fs::read_to_string(queries_path)
         .map_err(|e| format!("cannot read {}: {e}", queries_path.display()))?;
     let stdout = io::stdout();
@@ -164,11 +184,13 @@ fn run(args: &Args) -> Result<(), String> {
                     .take(args.phrasings as usize - 1),
             );
         }
-        let ranked: Vec<&str> = index
-            .search_phrasings(&phrasings, TOP)
-            .iter()
-            .map(|hit| ids[hit.doc].as_str())
-            .collect();
+        let hits = index.search_phrasings(&phrasings, TOP);
+        let ranked: Vec<&str> = hits.iter().map(|hit| ids[hit.doc].as_str()).collect();
+        if let Some(out) = &mut match_out {
+            let line = match_evidence(&index, &ids, &phrasings, &hits);
+            writeln!(out, "{}", json!({"id": id, "evidence": line}))
+                .map_err(|e| format!("cannot write: {e}"))?;
+        }
         if let Some(out) = &mut lists_out {
             let lists: Vec<Vec<Value>> = index
                 .phrasing_rankings(&phrasings, LIST_DEPTH)
@@ -196,6 +218,9 @@ fn run(args: &Args) -> Result<(), String> {
         writeln!(out, "{}", json!({"id": id, "ranked": ranked}))
             .map_err(|e| format!("cannot write: {e}"))?;
     }
+    if let Some(out) = &mut match_out {
+        out.flush().map_err(|e| format!("cannot write: {e}"))?;
+    }
     if let Some(out) = &mut lists_out {
         out.flush().map_err(|e| format!("cannot write: {e}"))?;
     }
@@ -204,6 +229,67 @@ fn run(args: &Args) -> Result<(), String> {
         out.flush().map_err(|e| format!("cannot write: {e}"))?;
     }
     out.flush().map_err(|e| format!("cannot write: {e}"))
+}
+
+/// What `--match-evidence` writes of one query: the fused best scores, each phrasing's own
+/// best scores (lexical, or fused with the semantic layer for the first when it is ready),
+/// and for each of the fused best [`MATCH_DEPTH`] commands its coverage of every phrasing
+/// and (semantic layer) its cosine to the request.
+fn match_evidence(index: &SearchIndex, ids: &[String], phrasings: &[&str], hits: &[Hit]) -> Value {
+    let rankings: Vec<Value> = index
+        .phrasing_rankings(phrasings, TOP)
+        .iter()
+        .map(|ranking| {
+            json!(
+                ranking
+                    .iter()
+                    .map(|hit| json!([ids[hit.doc], hit.score]))
+                    .collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    #[cfg(feature = "semantic")]
+    let cosines: HashMap<usize, f32> = phrasings
+        .first()
+        .map(|request| index.evidence(request, EVIDENCE_DEPTH))
+        .unwrap_or_default()
+        .iter()
+        .map(|e| (e.doc, e.cosine))
+        .collect();
+    let best: Vec<Value> = hits
+        .iter()
+        .take(MATCH_DEPTH)
+        .map(|hit| {
+            let coverage: Vec<Value> = phrasings
+                .iter()
+                .map(|phrasing| {
+                    let c = index.coverage(phrasing, hit.doc);
+                    json!({"share": c.share, "missed": c.missed, "unknown": c.unknown, "concepts": c.concepts})
+                })
+                .collect();
+            #[allow(unused_mut)]
+            let mut entry = json!({"tool": ids[hit.doc], "score": hit.score, "coverage": coverage});
+            #[cfg(feature = "semantic")]
+            if let Some(cosine) = cosines.get(&hit.doc) {
+                entry["cosine"] = json!(cosine);
+            }
+            entry
+        })
+        .collect();
+    let judged = index.search_judged_where(phrasings, TOP, TOP, |_| 0.0, |_| true);
+    #[allow(unused_mut)]
+    let mut line = json!({
+        "best": best,
+        "rankings": rankings,
+        "match": judged.verdict.as_str(),
+        "fit": judged.fit,
+        "confidence": judged.confidence,
+    });
+    #[cfg(feature = "semantic")]
+    if let Some(top) = cosines.values().copied().reduce(f32::max) {
+        line["topCosine"] = json!(top);
+    }
+    line
 }
 
 /// The added phrasings of each query, by the JSON text of its id.

@@ -506,6 +506,38 @@ impl Dispatcher {
         }
     }
 
+    /// [`search_positions`](Dispatcher::search_positions), judged: the hits with whether
+    /// the best do what was asked and a confidence for the first `confident`
+    /// ([`SearchIndex::search_judged_where`]); hit documents are positions in
+    /// [`exposed_entries`] order.
+    ///
+    /// [`exposed_entries`]: Dispatcher::exposed_entries
+    pub(crate) fn search_judged_positions(
+        &self,
+        phrasings: &[&str],
+        limit: usize,
+        confident: usize,
+    ) -> crate::search::Judged {
+        let inner = &*self.inner;
+        let commands = inner.registry.commands();
+        let usage = &inner.usage;
+        let popularity = |doc| usage.popularity(commands[inner.exposed.index(doc)].name());
+        let index = self.search_index();
+        match &self.view {
+            None => index.search_judged_where(phrasings, limit, confident, popularity, |_| true),
+            Some(view) => {
+                let mut judged =
+                    index.search_judged_where(phrasings, limit, confident, popularity, |doc| {
+                        view.positions[doc] != u32::MAX
+                    });
+                for hit in &mut judged.hits {
+                    hit.doc = view.positions[hit.doc] as usize;
+                }
+                judged
+            }
+        }
+    }
+
     /// Builds now what afd-discover and ranked search otherwise build on first use (the
     /// search index, the category and tag lists): a server calls it on a background thread
     /// at start.

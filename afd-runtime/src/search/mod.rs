@@ -26,10 +26,12 @@
 //! ```
 
 mod build;
+mod coverage;
 mod cues;
 mod document;
 mod hit;
 mod index;
+mod judge;
 mod phrasings;
 mod query;
 mod rank;
@@ -42,9 +44,11 @@ mod typo;
 mod vocabulary;
 mod word_map;
 
+pub use coverage::Coverage;
 pub use document::Document;
 pub use hit::Hit;
 pub use index::SearchIndex;
+pub use judge::{CONFIDENT_HITS, Judged, Match};
 
 /// Most phrasings of one request a search takes
 /// ([`SearchIndex::search_phrasings`]).

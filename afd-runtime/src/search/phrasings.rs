@@ -38,9 +38,10 @@
 use super::MAX_PHRASINGS;
 use super::hit::{self, Hit};
 use super::index::SearchIndex;
-use super::query;
+use super::judge::{Judged, judge};
+use super::query::{self, Query};
 use super::rank::rank_parsed;
-use super::ranking::rank_one;
+use super::ranking::{rank_one, rank_one_parsed};
 
 /// The weight of the first phrasing's ranking; every other phrasing's is 1.
 const FIRST: f32 = 0.75;
@@ -95,6 +96,82 @@ impl SearchIndex {
             crate::metrics::search(semantic, started.elapsed().as_secs_f64());
         }
         hits
+    }
+
+    /// As [`search_phrasings_where`](Self::search_phrasings_where), judged: with whether
+    /// the best hits do what was asked (strong, weak or none) and the probability that each
+    /// of the first `confident` hits does the job (see [`Match`](super::Match)).
+    ///
+    /// ```
+    /// use afd_runtime::search::{Document, Match, SearchIndex};
+    /// let index = SearchIndex::build([
+    ///     Document::new("invoice-send", "Email an invoice to its customer."),
+    ///     Document::new("invoice-void", "Cancel an invoice so it cannot be paid."),
+    ///     Document::new("customer-notify", "Send a message to a customer."),
+    /// ]);
+    /// let found = index.search_judged_where(&["void the invoice", "invoice void"], 3, 3, |_| 0.0, |_| true);
+    /// assert_eq!(found.hits[0].doc, 1);
+    /// assert_ne!(found.verdict, Match::None);
+    /// let none = index.search_judged_where(&["buy ten shares of Apple"], 3, 3, |_| 0.0, |_| true);
+    /// assert_eq!(none.verdict, Match::None);
+    /// ```
+    pub fn search_judged_where(
+        &self,
+        phrasings: &[&str],
+        limit: usize,
+        confident: usize,
+        tie_break: impl Fn(usize) -> f32,
+        keep: impl Fn(usize) -> bool,
+    ) -> Judged {
+        let phrasings = usable(phrasings);
+        let queries: Vec<Query> = phrasings.iter().map(|p| query::parse(self, p)).collect();
+        if limit == 0 || self.n_docs == 0 || phrasings.is_empty() {
+            return judge(self, &queries, &[], Vec::new(), 0);
+        }
+        let started = crate::metrics::is_installed().then(std::time::Instant::now);
+        let depth = if phrasings.len() == 1 {
+            limit
+        } else {
+            limit.max(DEPTH)
+        };
+        let (rankings, semantic) =
+            self.rank_parsed_each(&phrasings, &queries, depth, &tie_break, &keep);
+        let firsts: Vec<Option<usize>> = rankings
+            .iter()
+            .map(|ranking| ranking.first().map(|hit| hit.doc))
+            .collect();
+        let hits = match rankings.as_slice() {
+            [one] => one.clone(),
+            _ => fuse(&rankings, limit, &tie_break),
+        };
+        if let Some(started) = started {
+            crate::metrics::search(semantic, started.elapsed().as_secs_f64());
+        }
+        judge(self, &queries, &firsts, hits, confident)
+    }
+
+    /// Each phrasing's ranking of its parsed query (the first with a ready semantic layer),
+    /// and whether the semantic layer ranked the first.
+    fn rank_parsed_each(
+        &self,
+        phrasings: &[&str],
+        queries: &[Query],
+        depth: usize,
+        tie_break: &impl Fn(usize) -> f32,
+        keep: &impl Fn(usize) -> bool,
+    ) -> (Vec<Vec<Hit>>, bool) {
+        let (Some(phrasing), Some(query)) = (phrasings.first(), queries.first()) else {
+            return (Vec::new(), false);
+        };
+        let (first, semantic) = rank_one_parsed(self, phrasing, query, depth, tie_break, keep);
+        let mut rankings = Vec::with_capacity(queries.len());
+        rankings.push(first);
+        rankings.extend(
+            queries[1..]
+                .iter()
+                .map(|query| rank_parsed(self, query, depth, tie_break, keep)),
+        );
+        (rankings, semantic)
     }
 
     /// Each phrasing's own ranking, its best `depth` documents, as

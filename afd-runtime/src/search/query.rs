@@ -68,6 +68,9 @@ pub(crate) struct Query {
     /// The term of `list` when the query names things in the plural without asking for a
     /// change ("open pull requests", "datasource UIDs"): a listing is likelier wanted.
     pub list: Option<u32>,
+    /// The step weights summed of the content words that found no term at all (not the
+    /// word, nor a synonym, nor a typo correction): what no command of the catalog speaks of.
+    pub unknown: f32,
 }
 
 /// The position of the word that leads the request: the first word that is not a stop
@@ -345,6 +348,9 @@ fn word_concept(
         push_max(&mut expansions, term, 1.0);
     }
     let main = expansions.first().map(|&(term, _)| term);
+    if expansions.is_empty() {
+        query.unknown += step;
+    }
     if add_concept(query, vocab, step, expansions) {
         main
     } else {

@@ -6,7 +6,7 @@
 
 use super::hit::Hit;
 use super::index::SearchIndex;
-use super::query;
+use super::query::{self, Query};
 use super::rank::rank_parsed;
 
 impl SearchIndex {
@@ -63,11 +63,29 @@ pub(super) fn rank_one(
     tie_break: &impl Fn(usize) -> f32,
     keep: &impl Fn(usize) -> bool,
 ) -> (Vec<Hit>, bool) {
-    let parsed = query::parse(index, text);
+    rank_one_parsed(
+        index,
+        text,
+        &query::parse(index, text),
+        limit,
+        tie_break,
+        keep,
+    )
+}
+
+/// [`rank_one`] of a query already parsed (`parsed` is `text`'s analysis).
+pub(super) fn rank_one_parsed(
+    index: &SearchIndex,
+    text: &str,
+    parsed: &Query,
+    limit: usize,
+    tie_break: &impl Fn(usize) -> f32,
+    keep: &impl Fn(usize) -> bool,
+) -> (Vec<Hit>, bool) {
     #[cfg(feature = "semantic")]
-    if let Some(hits) = super::semantic::fuse::search(index, text, &parsed, limit, tie_break, keep)
-    {
+    if let Some(hits) = super::semantic::fuse::search(index, text, parsed, limit, tie_break, keep) {
         return (hits, true);
     }
-    (rank_parsed(index, &parsed, limit, tie_break, keep), false)
+    let _ = text;
+    (rank_parsed(index, parsed, limit, tie_break, keep), false)
 }

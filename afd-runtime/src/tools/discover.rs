@@ -14,9 +14,13 @@ use crate::contexts::SessionState;
 use crate::dispatch::Dispatcher;
 use crate::registry::{CommandEntry, TagMode};
 use crate::result::CommandResult;
-use crate::search::MAX_PHRASINGS;
+use crate::search::{CONFIDENT_HITS, MAX_PHRASINGS, Match};
 use crate::usage::AccessLevel;
 use crate::validate::InputValidator;
+
+/// The least confidence a hit states: below it, a command is all but sure not to do what was
+/// asked, and the answer leaves the number out (it costs the agent tokens and says nothing).
+pub const MIN_CONFIDENCE: f64 = 0.1;
 
 /// One value or several: a tag or tags, a search phrasing or phrasings.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -51,6 +55,10 @@ pub(crate) const SUGGESTED: usize = 5;
 pub(crate) const POPULAR: usize = 5;
 /// A search keeps the matches scoring at least this share of the best one's score.
 pub(crate) const RELEVANCE_FLOOR: f32 = 0.25;
+/// How many of the nearest commands a search that matches nothing names as not a match.
+pub(crate) const NOT_A_MATCH: usize = 3;
+/// What a search whose best commands do not do what was asked tells the agent to do.
+pub(crate) const NONE_NEXT_STEP: &str = "No command does what was asked; those in notAMatch are the nearest and do something else: do not call them for this. Browse the categories (afd-discover {\"category\": ...}) or ask the user.";
 
 /// How much afd-discover says of each command (three levels).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
@@ -138,14 +146,30 @@ pub struct CommandSummary {
     /// How well it matches the search (when searching), higher is better.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// The probability that it does what the search asked (when searching), 0 to 1,
+    /// calibrated on development queries; left out under [`MIN_CONFIDENCE`] (a command
+    /// that is all but sure not to do it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
 }
 
 /// The data of afd-discover.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiscoverResult {
+    /// For a search, whether its best commands do what was asked: `strong` (call the first),
+    /// `weak` (read the descriptions first) or `none` (no command does it: `commands` is
+    /// empty and `notAMatch` names the nearest).
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub match_: Option<String>,
     /// This page of matching commands.
     pub commands: Vec<CommandSummary>,
+    /// With `match: none`: the nearest commands, which do not do what was asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_a_match: Vec<CommandSummary>,
+    /// With `match: none`: what to do instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_step: Option<String>,
     /// Commands in the catalog.
     pub total: usize,
     /// Commands matching the filters (for a search with no category, tag or context to
@@ -346,7 +370,12 @@ pub(crate) async fn discover(dispatcher: &Dispatcher, input: Value) -> CommandRe
         reasoning.push_str(&format!("; loaded {}", loading.activated.len()));
         map.insert("loadedBefore".into(), json!(loading.before));
         map.insert("loadedAfter".into(), json!(loading.after));
-        map.insert("nextInstruction".into(), json!(loading.instruction()));
+        let instruction = if matches.verdict == Some(Match::None) {
+            "Nothing was loaded: no command does what was asked (see nextStep).".to_owned()
+        } else {
+            loading.instruction()
+        };
+        map.insert("nextInstruction".into(), json!(instruction));
     }
     finish(Ok(data), reasoning, started)
 }
@@ -465,6 +494,12 @@ struct Matches {
     filtered: usize,
     /// Matches left out because the session already loaded them.
     hidden: usize,
+    /// For a search: whether its best commands do what was asked.
+    verdict: Option<Match>,
+    /// For a search: each confident hit's position and confidence.
+    confidence: Vec<(u32, f32)>,
+    /// For a search that matches nothing: the nearest commands, not a match.
+    closest: Vec<u32>,
 }
 
 /// Filter: the commands matching the category, tags, search words and the session's
@@ -489,8 +524,13 @@ fn filter(
             positions: Vec::new(),
             filtered: dispatcher.exposed_count(),
             hidden: 0,
+            verdict: None,
+            confidence: Vec::new(),
+            closest: Vec::new(),
         };
     }
+    let mut verdict = None;
+    let mut confidence = Vec::new();
     let positions: Vec<(u32, Option<f32>)> = match request.searching() {
         true => {
             // With nothing to filter the hits by, the best SEARCH_POOL (or the page and
@@ -506,9 +546,27 @@ fn filter(
             } else {
                 dispatcher.exposed_count()
             };
-            let hits = dispatcher.search_positions(&request.phrasings, wanted);
+            let confident = input
+                .offset
+                .saturating_add(request.limit)
+                .min(CONFIDENT_HITS);
+            let judged = dispatcher.search_judged_positions(&request.phrasings, wanted, confident);
+            verdict = Some(judged.verdict);
+            confidence = judged
+                .hits
+                .iter()
+                .zip(&judged.confidence)
+                .map(|(hit, &confidence)| (hit.doc as u32, confidence))
+                .collect();
+            let best = judged.hits.first().map(|hit| hit.doc as u32);
+            let hits: Vec<(u32, f32)> = judged
+                .hits
+                .iter()
+                .map(|hit| (hit.doc as u32, hit.score))
+                .collect();
             let floor = hits.first().map_or(0.0, |(_, best)| best * RELEVANCE_FLOOR);
-            hits.into_iter()
+            let kept: Vec<(u32, Option<f32>)> = hits
+                .into_iter()
                 .filter(|&(position, score)| {
                     let entry = entry_at(position);
                     score >= floor
@@ -520,7 +578,13 @@ fn filter(
                         && callable(entry)
                 })
                 .map(|(position, score)| (position, Some(score)))
-                .collect()
+                .collect();
+            // Strong says the first listed command does the job: not when a filter left
+            // the best one out.
+            if verdict == Some(Match::Strong) && kept.first().map(|&(p, _)| p) != best {
+                verdict = Some(Match::Weak);
+            }
+            kept
         }
         false => match dispatcher
             .browse()
@@ -546,11 +610,27 @@ fn filter(
             !hidden.iter().any(|loaded| loaded == name)
         });
     }
+    let hidden = before - positions.len();
+    // Nothing does what was asked: no command to call, the nearest named apart.
+    let closest = if verdict == Some(Match::None) {
+        let closest = positions
+            .iter()
+            .take(NOT_A_MATCH)
+            .map(|&(position, _)| position)
+            .collect();
+        positions.clear();
+        closest
+    } else {
+        Vec::new()
+    };
     Matches {
         everything,
         filtered: positions.len(),
-        hidden: before - positions.len(),
+        hidden,
         positions,
+        verdict,
+        confidence,
+        closest,
     }
 }
 
@@ -593,32 +673,40 @@ fn render(
     let filtered = matches.filtered;
     let full = input.detail == DetailLevel::Full;
     let described = input.detail != DetailLevel::Name;
+    let summary = |position: u32, score: Option<f32>| -> Value {
+        let entry = dispatcher.exposed_entry(position as usize);
+        let mut command = serde_json::Map::new();
+        command.insert("name".into(), json!(entry.name()));
+        if described {
+            command.insert(
+                "description".into(),
+                json!(&*browse.summaries[position as usize]),
+            );
+            command.insert("category".into(), json!(entry.category()));
+        }
+        if input.include_mutation || full {
+            command.insert("mutation".into(), json!(entry.is_mutation()));
+            command.insert("risk".into(), json!(entry.def().risk().as_str()));
+        }
+        if full {
+            command.insert("inputSchema".into(), entry.input_schema().clone());
+        }
+        if let Some(score) = score {
+            let score = (f64::from(score) * 100.0).round() / 100.0;
+            command.insert("score".into(), json!(score));
+            if let Some(&(_, confidence)) = matches.confidence.iter().find(|&&(p, _)| p == position)
+            {
+                let confidence = (f64::from(confidence) * 100.0).round() / 100.0;
+                if confidence >= MIN_CONFIDENCE {
+                    command.insert("confidence".into(), json!(confidence));
+                }
+            }
+        }
+        Value::Object(command)
+    };
     let commands: Vec<Value> = page
         .iter()
-        .map(|&(position, score)| {
-            let entry = dispatcher.exposed_entry(position as usize);
-            let mut command = serde_json::Map::new();
-            command.insert("name".into(), json!(entry.name()));
-            if described {
-                command.insert(
-                    "description".into(),
-                    json!(&*browse.summaries[position as usize]),
-                );
-                command.insert("category".into(), json!(entry.category()));
-            }
-            if input.include_mutation || full {
-                command.insert("mutation".into(), json!(entry.is_mutation()));
-                command.insert("risk".into(), json!(entry.def().risk().as_str()));
-            }
-            if full {
-                command.insert("inputSchema".into(), entry.input_schema().clone());
-            }
-            if let Some(score) = score {
-                let score = (f64::from(score) * 100.0).round() / 100.0;
-                command.insert("score".into(), json!(score));
-            }
-            Value::Object(command)
-        })
+        .map(|&(position, score)| summary(position, score))
         .collect();
     let returned = commands.len();
     let has_more = input.offset + returned < filtered;
@@ -660,7 +748,34 @@ fn render(
         });
     let browsing = input.category.is_none() && request.tags.is_empty() && !request.searching();
     let mut data = serde_json::Map::new();
+    if let Some(verdict) = matches.verdict {
+        data.insert("match".into(), json!(verdict.as_str()));
+    }
     data.insert("commands".into(), Value::Array(commands));
+    if matches.verdict == Some(Match::None) {
+        let nearest: Vec<Value> = matches
+            .closest
+            .iter()
+            .map(|&position| summary(position, None))
+            .collect();
+        let names: Vec<&str> = matches
+            .closest
+            .iter()
+            .map(|&position| dispatcher.exposed_entry(position as usize).name())
+            .collect();
+        reasoning = if names.is_empty() {
+            "No command does what was asked".to_owned()
+        } else {
+            format!(
+                "No command does what was asked; nearest, not a match: {}",
+                names.join(", ")
+            )
+        };
+        if !nearest.is_empty() {
+            data.insert("notAMatch".into(), Value::Array(nearest));
+        }
+        data.insert("nextStep".into(), json!(NONE_NEXT_STEP));
+    }
     data.insert("total".into(), json!(total));
     data.insert("filtered".into(), json!(filtered));
     data.insert("returned".into(), json!(returned));

@@ -83,13 +83,13 @@ pub(crate) fn bootstrap_tools() -> Vec<(Tool, Route)> {
         ),
         (
             Tool::new(DOCS, "Markdown documentation of a command, a category, or everything, with parameter tables.", object(advertise::meta_input(docs_schema(), IN_BAND)))
-                .with_title("Command documentation")
+                .with_title("Docs")
                 .with_annotations(read_only()),
             Route::Docs,
         ),
         (
             Tool::new(SCHEMA, "Input and output schemas of commands (default all), as JSON Schema or TypeScript (format).", object(advertise::meta_input(schema_schema(), IN_BAND)))
-                .with_title("Command schemas")
+                .with_title("Schema")
                 .with_annotations(read_only()),
             Route::Schema,
         ),
@@ -172,7 +172,7 @@ fn pipe_schema() -> Value {
 /// categories).
 pub(crate) fn discover_description(dispatcher: &Dispatcher) -> String {
     format!(
-        "Search the {} commands by words, category or tag.",
+        "Search the {} commands by words, category or tag (match none: nothing fits).",
         dispatcher.exposed_count()
     )
 }
@@ -192,7 +192,7 @@ pub(in crate::mcp) fn meta_tools(
                 discover_description(dispatcher),
                 object(advertise::meta_input(discover_schema(), IN_BAND)),
             )
-            .with_title("Discover commands")
+            .with_title("Discover")
             .with_annotations(read_only())
             .with_meta(always_load()),
             Route::Discover,
@@ -203,7 +203,7 @@ pub(in crate::mcp) fn meta_tools(
                 "Input schemas and full descriptions of up to 10 commands.",
                 object(advertise::meta_input(detail_schema(), IN_BAND)),
             )
-            .with_title("Command details")
+            .with_title("Detail")
             .with_annotations(read_only())
             .with_meta(always_load()),
             Route::Detail,
@@ -215,7 +215,7 @@ pub(in crate::mcp) fn meta_tools(
             "Run a command by name with its input.",
             object(call_schema()),
         )
-        .with_title("Call a command")
+        .with_title("Call")
         .with_meta(always_load()),
         Route::Call,
     ));
@@ -225,7 +225,7 @@ pub(in crate::mcp) fn meta_tools(
             "Run several commands; each succeeds or fails alone. options: stopOnError, timeoutMs, parallelism.",
             object(batch_schema()),
         )
-        .with_title("Run commands in a batch"),
+        .with_title("Batch"),
         Route::Batch,
     ));
     tools.push((
@@ -234,7 +234,7 @@ pub(in crate::mcp) fn meta_tools(
             "Chain commands; inputs may use $prev, $steps.<as>, $input; when skips a step. options: continueOnFailure, timeoutMs.",
             object(pipe_schema()),
         )
-        .with_title("Run a pipeline of commands"),
+        .with_title("Pipe"),
         Route::Pipe,
     ));
     tools

@@ -1,0 +1,177 @@
+//! Whether a search's best commands do what was asked: the [`Match`] of a search (strong,
+//! weak or none) and a calibrated confidence per hit ([`SearchIndex::search_judged_where`]).
+//!
+//! A search always ranks something first, even when no command of the catalog can do what
+//! was asked ("buy 10 shares of Apple", or "merge two Sentry issues" against a catalog that
+//! can update an issue but not merge two). What tells the two apart is how much of the
+//! request the best command covers, phrasing by phrasing: the idf-weighted share of the
+//! request's concepts it matches ([`Coverage`](super::Coverage): a word no command knows
+//! counts as missed), whether the phrasings' own rankings agree on it, and how rare the
+//! rarest word it misses is. The *fit* of a command is their weighted mean:
+//!
+//! ```text
+//! fit = (coverage + AGREE * agreement + MISSED * (1 - rarest missed)) / (1 + AGREE + MISSED)
+//! ```
+//!
+//! with `coverage` the mean over the phrasings; the weights chosen are both 0, so the fit
+//! is the mean coverage. A search whose best command fits under
+//! `NONE_BELOW` answers `none`; from `STRONG_FROM` on, `strong`; between, `weak`. Each hit's
+//! confidence, the probability that it is a command that does the job, is a logistic
+//! function of its coverage, agreement, rarest missed word, score relative to the best and
+//! whether it is first.
+//!
+//! The formula's family (which coverage: the request's, the mean, the least, the added
+//! phrasings'; the weights on a coarse grid), the thresholds and the confidence weights were
+//! chosen by 5-fold cross-validation (`afd-search-eval/tune/cv_match.py`) over both
+//! development query sets with an agent's phrasings and the requests no tool can serve
+//! (`queries-none-dev.jsonl`, the public catalogs' and the shop's, and
+//! `afd-search-eval/tune/queries-none-extra.jsonl`), lexically, with three phrasings:
+//! `NONE_BELOW` keeps 98% of
+//! the answerable requests of the training folds above it, and the member that then
+//! answers `none` to the most requests no tool serves was chosen. No query was looked at
+//! one by one. Figures: the guide's search chapter.
+
+use super::coverage::Coverage;
+use super::hit::Hit;
+use super::index::SearchIndex;
+use super::query::Query;
+
+/// The weight of the phrasings' agreement on a command in its fit (cross-validation chose
+/// none: agreement adds nothing that coverage does not already say).
+const AGREE: f32 = 0.0;
+/// The weight of one minus the rarest word a command misses, in its fit (chosen: none).
+const MISSED: f32 = 0.0;
+/// Under this fit of the best command, no command does what was asked, by the number of
+/// phrasings: chosen on all development queries with one phrasing (0.137) and with three
+/// (0.496), rounded; two phrasings were not measured and take the one-phrasing value, the
+/// cautious side (fewer `none`).
+const NONE_BELOW: [f32; 3] = [0.14, 0.14, 0.5];
+/// From this fit of the best command on, the match is strong: it covers every concept of
+/// every phrasing. Cross-validation found no lower fit above which 95% of the answers have
+/// the right command first, so this is the strictest there is, not a tuned value.
+const STRONG_FROM: f32 = 1.0;
+/// The confidence's logistic weights: bias, then coverage, agreement, one minus the rarest
+/// missed word, the score relative to the best, and whether the hit is first (fitted on
+/// all development queries with three phrasings).
+const CONFIDENCE: [f32; 6] = [-6.086, 2.793, 2.545, 0.066, 0.891, 2.423];
+/// Most hits given a confidence (each costs a look at its coverage of every phrasing).
+pub const CONFIDENT_HITS: usize = 50;
+
+/// How well a search's best commands do what was asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Match {
+    /// The best command covers the request: call it.
+    Strong,
+    /// The best command covers part of it: read the descriptions before calling one.
+    Weak,
+    /// No command does what was asked: the hits are the nearest, not a match.
+    None,
+}
+
+impl Match {
+    /// `strong`, `weak` or `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Match::Strong => "strong",
+            Match::Weak => "weak",
+            Match::None => "none",
+        }
+    }
+}
+
+/// A search's hits with how well they match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// The hits, best first, as [`SearchIndex::search_phrasings_where`] ranks them.
+    pub hits: Vec<Hit>,
+    /// How well the best of them does what was asked; [`Match::None`] when there is no
+    /// hit.
+    pub verdict: Match,
+    /// The best command's fit, 0 to 1 (see the module documentation).
+    pub fit: f32,
+    /// The probability that each hit does the job, for as many of the first hits as were
+    /// asked for (at most [`CONFIDENT_HITS`]).
+    pub confidence: Vec<f32>,
+}
+
+/// What one command covers of every phrasing, and how many phrasings rank it first.
+struct Evidence {
+    coverage: f32,
+    agreement: f32,
+    missed: f32,
+}
+
+/// Judges `hits` (ranked for `queries`, whose own rankings put `firsts` first), with a
+/// confidence for the first `confident` of them.
+pub(super) fn judge(
+    index: &SearchIndex,
+    queries: &[Query],
+    firsts: &[Option<usize>],
+    hits: Vec<Hit>,
+    confident: usize,
+) -> Judged {
+    let Some(best) = hits.first().copied() else {
+        return Judged {
+            hits,
+            verdict: Match::None,
+            fit: 0.0,
+            confidence: Vec::new(),
+        };
+    };
+    let evidence = |doc: usize| -> Evidence {
+        let n = queries.len().max(1) as f32;
+        let (mut coverage, mut missed) = (0.0f32, 0.0f32);
+        for query in queries {
+            let Coverage {
+                share, missed: m, ..
+            } = index.coverage_of(query, doc);
+            coverage += share;
+            missed = missed.max(m);
+        }
+        let agreement = firsts.iter().filter(|&&first| first == Some(doc)).count() as f32;
+        Evidence {
+            coverage: coverage / n,
+            agreement: agreement / firsts.len().max(1) as f32,
+            missed,
+        }
+    };
+    let confidence: Vec<f32> = hits
+        .iter()
+        .take(confident.min(CONFIDENT_HITS))
+        .enumerate()
+        .map(|(position, hit)| {
+            let e = evidence(hit.doc);
+            let relative = if best.score > 0.0 {
+                hit.score / best.score
+            } else {
+                0.0
+            };
+            let first = if position == 0 { 1.0 } else { 0.0 };
+            let [bias, w_cov, w_agree, w_missed, w_rel, w_first] = CONFIDENCE;
+            let z = bias
+                + w_cov * e.coverage
+                + w_agree * e.agreement
+                + w_missed * (1.0 - e.missed)
+                + w_rel * relative
+                + w_first * first;
+            1.0 / (1.0 + (-z).exp())
+        })
+        .collect();
+    let e = evidence(best.doc);
+    let fit =
+        (e.coverage + AGREE * e.agreement + MISSED * (1.0 - e.missed)) / (1.0 + AGREE + MISSED);
+    let none_below = NONE_BELOW[queries.len().clamp(1, NONE_BELOW.len()) - 1];
+    let verdict = if fit < none_below {
+        Match::None
+    } else if fit >= STRONG_FROM {
+        Match::Strong
+    } else {
+        Match::Weak
+    };
+    Judged {
+        hits,
+        verdict,
+        fit,
+        confidence,
+    }
+}
