@@ -20,7 +20,7 @@ use crate::validate::InputValidator;
 
 /// The least confidence a hit states: below it, a command is all but sure not to do what was
 /// asked, and the answer leaves the number out (it costs the agent tokens and says nothing).
-pub const MIN_CONFIDENCE: f64 = 0.1;
+const MIN_CONFIDENCE: f64 = 0.1;
 
 /// One value or several: a tag or tags, a search phrasing or phrasings.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -147,8 +147,8 @@ pub struct CommandSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
     /// The probability that it does what the search asked (when searching), 0 to 1,
-    /// calibrated on development queries; left out under [`MIN_CONFIDENCE`] (a command
-    /// that is all but sure not to do it).
+    /// calibrated on development queries; left out under 0.1 (a command that is all but
+    /// sure not to do it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
 }

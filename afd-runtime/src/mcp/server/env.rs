@@ -15,10 +15,10 @@ pub const LOADING_ENV: &str = "TOOL_LOADING";
 
 /// The environment variable that turns command tools' output schemas on or off at
 /// start-up (`on`/`off`, `true`/`false`, `1`/`0`), over
-/// [`McpServerBuilder::output_schemas`].
+/// [`McpServerBuilder::output_schemas`](crate::mcp::McpServerBuilder::output_schemas).
 pub const OUTPUT_SCHEMAS_ENV: &str = "AFD_OUTPUT_SCHEMAS";
 
 /// The environment variable that turns the compaction of advertised input schemas on or
 /// off at start-up (`on`/`off`, `true`/`false`, `1`/`0`), over
-/// [`McpServerBuilder::compact_schemas`].
+/// [`McpServerBuilder::compact_schemas`](crate::mcp::McpServerBuilder::compact_schemas).
 pub const COMPACT_SCHEMAS_ENV: &str = "AFD_COMPACT_SCHEMAS";
