@@ -20,6 +20,7 @@ best cosine. Only grid points are compared: no query is looked at one by one.
 import argparse
 import json
 from collections import defaultdict
+from pathlib import Path
 
 LEXICAL_GRID = [round(0.05 * i, 2) for i in range(21)]
 DEPTH_GRID = [5, 10, 20, 30, 40, 50]
@@ -85,6 +86,27 @@ def assign_folds(keys, folds):
     return fold_of
 
 
+def figures(m):
+    """A row's Recall@1, @5, @10 and MRR, as the tables print them."""
+    return f"{m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}"
+
+
+def set_label(path):
+    """A query set's short name: `queries-dev2.jsonl` -> `dev2`."""
+    return Path(path).stem.replace("queries-", "")
+
+
+def choose_per_fold(grid, fold_of, n, folds, objective_on):
+    """For each fold, the grid point with the best `objective_on(point, training indices)`
+    on the other folds (the first such point on ties): {fold: (point, held-out indices)}."""
+    chosen = {}
+    for f in range(folds):
+        train = [i for i in range(n) if fold_of[i] != f]
+        test = [i for i in range(n) if fold_of[i] == f]
+        chosen[f] = (max(grid, key=lambda p: objective_on(p, train)), test)
+    return chosen
+
+
 def objective(m):
     return (m["R@5"] + m["MRR"]) / 2
 
@@ -113,17 +135,15 @@ def main():
 
     held_out = {}
     print("fold  chosen(LEXICAL, DEPTH)  n    R@1    R@5    R@10   MRR")
-    for f in range(args.folds):
-        train = [i for i in range(len(items)) if fold_of[i] != f]
-        test = [i for i in range(len(items)) if fold_of[i] == f]
-        best = max(grid, key=lambda p: (objective(score(p, train)), -abs(p[0] - 0.5)))
+    chosen = choose_per_fold(
+        grid, fold_of, len(items), args.folds, lambda p, train: (objective(score(p, train)), -abs(p[0] - 0.5))
+    )
+    for f, (best, test) in chosen.items():
         for i in test:
             held_out[i] = rankings[best][i]
-        m = score(best, test)
-        print(f"{f:<5} {str(best):<23} {len(test):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
+        print(f"{f:<5} {str(best):<23} {len(test):<4} {figures(score(best, test))}")
         for name, p in [("  lexical only", (1.0, 50)), ("  dense only", (0.0, 50))]:
-            m = score(p, test)
-            print(f"{name:<29} {len(test):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
+            print(f"{name:<29} {len(test):<4} {figures(score(p, test))}")
 
     def table(title, idx_rank):
         print(f"\n{title}")
@@ -134,8 +154,8 @@ def main():
                 if not idx:
                     continue
                 m = metrics([(items[i][2], idx_rank(i)) for i in idx])
-                name = "both" if s is None else path.rsplit("/", 1)[-1].replace(".jsonl", "")
-                print(f"{name:<12} {style or 'all':<9} {len(idx):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
+                name = "both" if s is None else set_label(path)
+                print(f"{name:<12} {style or 'all':<9} {len(idx):<4} {figures(m)}")
 
     table("cross-validated (each query ranked with the weights chosen on the other folds)", lambda i: held_out[i])
     best = max(grid, key=lambda p: (objective(score(p, range(len(items)))), -abs(p[0] - 0.5)))

@@ -42,7 +42,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cv import STYLES, assign_folds, metrics, read_jsonl  # noqa: E402
+from cv import STYLES, assign_folds, choose_per_fold, figures, metrics, read_jsonl, set_label  # noqa: E402
 
 RRF_K = [1, 3, 10, 30, 60]
 FIRST = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
@@ -156,9 +156,7 @@ def main():
 
     chosen = {}
     print("fold  chosen                                   n")
-    for f in range(args.folds):
-        train = [i for i in range(len(items)) if fold_of[i] != f]
-        best = max(grid, key=lambda p: overall(p, train))
+    for f, (best, _) in choose_per_fold(grid, fold_of, len(items), args.folds, overall).items():
         chosen[f] = best
         print(f"{f:<5} {name(best):<40} {sum(1 for i, it in enumerate(first_mode) if fold_of_query[i] == f)}")
 
@@ -169,12 +167,12 @@ def main():
         for mode, _ in modes:
             for s, path in sets:
                 idx = [i for i in range(len(items)) if items[i][5] == mode and (s is None or items[i][0] == s)]
-                label = "both" if s is None else Path(path).stem.replace("queries-", "")
+                label = "both" if s is None else set_label(path)
                 m = score(alone, idx)
-                print(f"{mode:<9} {label:<12} 1          -         {len(idx):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
+                print(f"{mode:<9} {label:<12} 1          -         {len(idx):<4} {figures(m)}")
                 for c in conditions:
                     m = score({i: top_of(c, i) for i in idx}, idx)
-                    print(f"{mode:<9} {label:<12} {c[0]}          {c[1]:<9} {len(idx):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
+                    print(f"{mode:<9} {label:<12} {c[0]}          {c[1]:<9} {len(idx):<4} {figures(m)}")
 
     table(
         "cross-validated (each query fused by the mechanism chosen on the other folds)",
@@ -188,7 +186,7 @@ def main():
             for style in STYLES:
                 idx = [i for i in range(len(items)) if items[i][1] == style and items[i][5] == mode]
                 m = score({i: top_of(i) for i in idx}, idx)
-                print(f"{mode:<9} {style:<10} {len(idx):<4} {m['R@1']:.3f}  {m['R@5']:.3f}  {m['R@10']:.3f}  {m['MRR']:.3f}")
+                print(f"{mode:<9} {style:<10} {len(idx):<4} {figures(m)}")
 
     styles("cross-validated, both sets, 3 phrasings shuffled, by style", lambda i: rankings[chosen[fold_of[i]]][(3, "shuffled")][i])
     everything = range(len(items))

@@ -86,23 +86,45 @@ impl RawStdio {
         Ok(())
     }
 
-    /// Reads lines up to the next response (skipping notifications and logging), and
-    /// fails if it is a JSON-RPC error or a tool result with `isError: true`.
-    async fn read_response(&mut self) -> Result<(), Error> {
+    /// Reads lines up to the next response (skipping notifications and logging) into
+    /// `self.line`.
+    async fn read_answer(&mut self) -> Result<(), Error> {
         loop {
             self.line.clear();
             if self.stdout.read_line(&mut self.line).await? == 0 {
                 return Err("the server closed its stdout".into());
             }
-            let line = self.line.as_str();
-            if !line.contains("\"id\"") {
-                continue;
+            if self.line.contains("\"id\"") {
+                return Ok(());
             }
-            if line.contains("\"error\":{") || line.contains("\"isError\":true") {
-                return Err(format!("the server answered an error: {}", line.trim()).into());
-            }
-            return Ok(());
         }
+    }
+
+    /// Reads up to the next response, and fails if it is a JSON-RPC error or a tool result
+    /// with `isError: true`.
+    async fn read_response(&mut self) -> Result<(), Error> {
+        self.read_answer().await?;
+        let line = self.line.as_str();
+        if line.contains("\"error\":{") || line.contains("\"isError\":true") {
+            return Err(format!("the server answered an error: {}", line.trim()).into());
+        }
+        Ok(())
+    }
+
+    /// The `result` of one `method` request, whatever it holds (`null` for an error).
+    ///
+    /// # Errors
+    ///
+    /// The pipe broke, or the answer is not JSON.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, Error> {
+        let request =
+            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
+        self.next_id += 1;
+        self.write_line(&format!("{request}\n")).await?;
+        self.stdin.flush().await?;
+        self.read_answer().await?;
+        let mut answer: Value = serde_json::from_str(&self.line)?;
+        Ok(answer["result"].take())
     }
 
     /// Every tool the server lists (all pages), as it writes them.
@@ -144,14 +166,36 @@ impl RawStdio {
         Ok(started.elapsed())
     }
 
-    /// Calls per second over `seconds`, keeping `inflight` requests outstanding on the
-    /// pipe: each response read is replaced by a new request until the time is up; the
-    /// requests still in flight then are drained and counted.
-    ///
-    /// # Errors
-    ///
-    /// The pipe broke, or a call failed.
-    pub async fn throughput(
+    /// Closes stdin (ending the server) and waits for it, at most five seconds.
+    pub async fn close(mut self) {
+        let _ = self.stdin.shutdown().await;
+        drop(self.stdin);
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+    }
+}
+
+impl RawClient for RawStdio {
+    async fn latency(
+        &mut self,
+        tool: &str,
+        arguments: &Value,
+        warm: usize,
+        calls: usize,
+    ) -> Result<Vec<Duration>, Error> {
+        let mut samples = Vec::with_capacity(calls);
+        for round in 0..warm + calls {
+            let took = self.call(tool, arguments).await?;
+            if round >= warm {
+                samples.push(took);
+            }
+        }
+        Ok(samples)
+    }
+
+    /// Keeps `inflight` requests outstanding on the one pipe: each response read is
+    /// replaced by a new request until the time is up; the requests still in flight then
+    /// are drained and counted.
+    async fn throughput(
         &mut self,
         tool: &str,
         arguments: &Value,
@@ -159,8 +203,7 @@ impl RawStdio {
         seconds: f64,
     ) -> Result<f64, Error> {
         let inflight = inflight.max(1);
-        let started = Instant::now();
-        let deadline = started + Duration::from_secs_f64(seconds);
+        let window = Window::new(seconds);
         for _ in 0..inflight {
             let line = call_line(self.next_id, tool, arguments);
             self.next_id += 1;
@@ -173,7 +216,7 @@ impl RawStdio {
             self.read_response().await?;
             outstanding -= 1;
             done += 1;
-            if Instant::now() < deadline {
+            if window.open() {
                 let line = call_line(self.next_id, tool, arguments);
                 self.next_id += 1;
                 self.write_line(&line).await?;
@@ -181,14 +224,7 @@ impl RawStdio {
                 outstanding += 1;
             }
         }
-        Ok(done as f64 / started.elapsed().as_secs_f64())
-    }
-
-    /// Closes stdin (ending the server) and waits for it, at most five seconds.
-    pub async fn close(mut self) {
-        let _ = self.stdin.shutdown().await;
-        drop(self.stdin);
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+        Ok(window.rate(done))
     }
 }
 
@@ -379,14 +415,10 @@ impl RawHttp {
             };
         }
     }
+}
 
-    /// Round trips of `tool` one after another on one connection, each timed from the
-    /// request's first byte to the answer's last: `calls` of them after `warm` untimed.
-    ///
-    /// # Errors
-    ///
-    /// The connection broke, or a call failed.
-    pub async fn latency(
+impl RawClient for RawHttp {
+    async fn latency(
         &mut self,
         tool: &str,
         arguments: &Value,
@@ -406,13 +438,8 @@ impl RawHttp {
         Ok(samples)
     }
 
-    /// Calls per second over `seconds` with `inflight` connections, each calling `tool`
-    /// one call after another.
-    ///
-    /// # Errors
-    ///
-    /// A connection broke, or a call failed.
-    pub async fn throughput(
+    /// One connection per call in flight, each calling `tool` one call after another.
+    async fn throughput(
         &mut self,
         tool: &str,
         arguments: &Value,
@@ -421,8 +448,7 @@ impl RawHttp {
     ) -> Result<f64, Error> {
         let body = self.call_body(tool, arguments);
         let prepared = Arc::new(self.prepare(body, Some(tool))?);
-        let started = Instant::now();
-        let deadline = started + Duration::from_secs_f64(seconds);
+        let window = Window::new(seconds);
         let mut tasks = Vec::new();
         for _ in 0..inflight.max(1) {
             let mut sender = self.sender().await?;
@@ -436,7 +462,7 @@ impl RawHttp {
             let prepared = prepared.clone();
             tasks.push(tokio::spawn(async move {
                 let mut done = 0usize;
-                while Instant::now() < deadline {
+                while window.open() {
                     client.send_prepared(&mut sender, &prepared).await?;
                     done += 1;
                 }
@@ -447,7 +473,90 @@ impl RawHttp {
         for task in tasks {
             done += task.await.map_err(|error| error.to_string())??;
         }
-        Ok(done as f64 / started.elapsed().as_secs_f64())
+        Ok(window.rate(done))
+    }
+}
+
+/// What the benches measure of a server through a raw client, over either transport.
+#[allow(
+    async_fn_in_trait,
+    reason = "used by this crate's own binaries, on one runtime; no caller needs Send futures"
+)]
+pub trait RawClient {
+    /// Round trips of `tool` one after another, each timed from the request's first byte
+    /// to the answer's last: `calls` of them after `warm` untimed.
+    ///
+    /// # Errors
+    ///
+    /// The connection broke, or a call failed.
+    async fn latency(
+        &mut self,
+        tool: &str,
+        arguments: &Value,
+        warm: usize,
+        calls: usize,
+    ) -> Result<Vec<Duration>, Error>;
+
+    /// Calls per second over `seconds`, with `inflight` calls of `tool` outstanding.
+    ///
+    /// # Errors
+    ///
+    /// The connection broke, or a call failed.
+    async fn throughput(
+        &mut self,
+        tool: &str,
+        arguments: &Value,
+        inflight: usize,
+        seconds: f64,
+    ) -> Result<f64, Error>;
+
+    /// [`throughput`](RawClient::throughput) at each number of calls in flight, one run after
+    /// another: `(inflight, calls per second)`.
+    ///
+    /// # Errors
+    ///
+    /// The connection broke, or a call failed.
+    async fn throughputs(
+        &mut self,
+        tool: &str,
+        arguments: &Value,
+        concurrency: &[usize],
+        seconds: f64,
+    ) -> Result<Vec<(usize, f64)>, Error> {
+        let mut rates = Vec::with_capacity(concurrency.len());
+        for &inflight in concurrency {
+            rates.push((
+                inflight,
+                self.throughput(tool, arguments, inflight, seconds).await?,
+            ));
+        }
+        Ok(rates)
+    }
+}
+
+/// A throughput run's clock: new calls are sent while it is open, and the rate is the
+/// calls done over the whole time (the ones drained after it closed included).
+#[derive(Clone, Copy)]
+struct Window {
+    started: Instant,
+    deadline: Instant,
+}
+
+impl Window {
+    fn new(seconds: f64) -> Window {
+        let started = Instant::now();
+        Window {
+            started,
+            deadline: started + Duration::from_secs_f64(seconds),
+        }
+    }
+
+    fn open(&self) -> bool {
+        Instant::now() < self.deadline
+    }
+
+    fn rate(&self, done: usize) -> f64 {
+        done as f64 / self.started.elapsed().as_secs_f64()
     }
 }
 

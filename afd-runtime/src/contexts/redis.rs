@@ -219,6 +219,26 @@ impl RedisSessionStore {
             _ => Ok(None),
         }
     }
+
+    /// Runs `script` (PUT or ENSURE) on `handle` with `state` and the idle timeout; the
+    /// script's numeric answer (a version, or 1) is not needed.
+    async fn write(
+        &self,
+        script: &Script,
+        handle: &str,
+        state: &SessionState,
+    ) -> Result<(), SessionStoreError> {
+        let json = encode(state)?;
+        let mut connection = self.connection.clone();
+        let _: i64 = script
+            .key(self.key(handle))
+            .arg(json)
+            .arg(self.idle())
+            .invoke_async(&mut connection)
+            .await
+            .map_err(|error| unavailable(&error))?;
+        Ok(())
+    }
 }
 
 fn encode(state: &SessionState) -> Result<String, SessionStoreError> {
@@ -241,36 +261,13 @@ impl SessionStore for RedisSessionStore {
     }
 
     fn put<'a>(&'a self, handle: &'a str, state: Arc<SessionState>) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            let json = encode(&state)?;
-            let mut connection = self.connection.clone();
-            let _: u64 = self
-                .scripts
-                .put
-                .key(self.key(handle))
-                .arg(json)
-                .arg(self.idle())
-                .invoke_async(&mut connection)
-                .await
-                .map_err(|error| unavailable(&error))?;
-            Ok(())
-        })
+        Box::pin(async move { self.write(&self.scripts.put, handle, &state).await })
     }
 
     fn ensure<'a>(&'a self, handle: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let json = encode(&SessionState::default())?;
-            let mut connection = self.connection.clone();
-            let _: i64 = self
-                .scripts
-                .ensure
-                .key(self.key(handle))
-                .arg(json)
-                .arg(self.idle())
-                .invoke_async(&mut connection)
+            self.write(&self.scripts.ensure, handle, &SessionState::default())
                 .await
-                .map_err(|error| unavailable(&error))?;
-            Ok(())
         })
     }
 

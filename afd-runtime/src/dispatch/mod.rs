@@ -485,25 +485,15 @@ impl Dispatcher {
     ///
     /// [`exposed_entries`]: Dispatcher::exposed_entries
     pub(crate) fn search_positions(&self, phrasings: &[&str], limit: usize) -> Vec<(u32, f32)> {
-        let inner = &*self.inner;
-        let commands = inner.registry.commands();
-        let usage = &inner.usage;
-        let popularity = |doc| usage.popularity(commands[inner.exposed.index(doc)].name());
-        let index = self.search_index();
-        match &self.view {
-            None => index
-                .search_phrasings_where(phrasings, limit, popularity, |_| true)
-                .into_iter()
-                .map(|hit| (hit.doc as u32, hit.score))
-                .collect(),
-            Some(view) => index
-                .search_phrasings_where(phrasings, limit, popularity, |doc| {
-                    view.positions[doc] != u32::MAX
-                })
-                .into_iter()
-                .map(|hit| (view.positions[hit.doc], hit.score))
-                .collect(),
-        }
+        self.search_in_view(
+            |index, popularity, keep| {
+                index.search_phrasings_where(phrasings, limit, popularity, keep)
+            },
+            Vec::as_mut_slice,
+        )
+        .into_iter()
+        .map(|hit| (hit.doc as u32, hit.score))
+        .collect()
     }
 
     /// [`search_positions`](Dispatcher::search_positions), judged: the hits with whether
@@ -518,24 +508,41 @@ impl Dispatcher {
         limit: usize,
         confident: usize,
     ) -> crate::search::Judged {
+        self.search_in_view(
+            |index, popularity, keep| {
+                index.search_judged_where(phrasings, limit, confident, popularity, keep)
+            },
+            |judged| judged.hits.as_mut_slice(),
+        )
+    }
+
+    /// Runs `search` over the search index with what every search of this dispatcher
+    /// shares: ties broken by how often each command was called, and, in a scoped view,
+    /// only the view's commands kept, the `hits` of the answer then renumbered from
+    /// index documents to positions in the view's [`exposed_entries`] order.
+    ///
+    /// [`exposed_entries`]: Dispatcher::exposed_entries
+    fn search_in_view<R>(
+        &self,
+        search: impl FnOnce(&SearchIndex, &dyn Fn(usize) -> f32, &dyn Fn(usize) -> bool) -> R,
+        hits: impl FnOnce(&mut R) -> &mut [crate::search::Hit],
+    ) -> R {
         let inner = &*self.inner;
         let commands = inner.registry.commands();
-        let usage = &inner.usage;
-        let popularity = |doc| usage.popularity(commands[inner.exposed.index(doc)].name());
+        let popularity = |doc| {
+            inner
+                .usage
+                .popularity(commands[inner.exposed.index(doc)].name())
+        };
         let index = self.search_index();
-        match &self.view {
-            None => index.search_judged_where(phrasings, limit, confident, popularity, |_| true),
-            Some(view) => {
-                let mut judged =
-                    index.search_judged_where(phrasings, limit, confident, popularity, |doc| {
-                        view.positions[doc] != u32::MAX
-                    });
-                for hit in &mut judged.hits {
-                    hit.doc = view.positions[hit.doc] as usize;
-                }
-                judged
-            }
+        let Some(view) = &self.view else {
+            return search(index, &popularity, &|_| true);
+        };
+        let mut answer = search(index, &popularity, &|doc| view.positions[doc] != u32::MAX);
+        for hit in hits(&mut answer) {
+            hit.doc = view.positions[hit.doc] as usize;
         }
+        answer
     }
 
     /// Builds now what afd-discover and ranked search otherwise build on first use (the

@@ -15,9 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
-use std::process::Stdio;
-
 use afd_bench::client::Error;
+use afd_bench::raw::RawStdio;
 use afd_bench::thousands;
 use afd_examples::report::{
     STRATEGIES, TokenCounter, client_listing, listing_cost, python_style_cost, text_cost,
@@ -27,7 +26,6 @@ use afd_runtime::CommandContext;
 use afd_runtime::mcp::{McpServer, Strategy};
 use clap::Parser;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Context cost per strategy and catalog size.
 #[derive(Debug, Parser)]
@@ -194,79 +192,18 @@ async fn direct_cost(server: &McpServer, counter: &TokenCounter) -> (usize, usiz
     (listing, call)
 }
 
-/// A bare JSON-RPC session over a server's stdio, keeping the exact JSON it sends.
-struct Raw {
-    child: tokio::process::Child,
-    stdin: tokio::process::ChildStdin,
-    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-    next_id: u64,
-}
-
-impl Raw {
-    async fn start(program: &Path, args: &[String]) -> Result<Raw, Error> {
-        let mut child = tokio::process::Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let lines = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
-        let mut raw = Raw {
-            child,
-            stdin,
-            lines,
-            next_id: 1,
-        };
-        raw.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "afd-bench", "version": "0"}}),
-        )
+/// The text content of a `tools/call` of `name` over `raw`.
+async fn call_text(raw: &mut RawStdio, name: &str, arguments: Value) -> Result<String, Error> {
+    let result = raw
+        .request("tools/call", json!({"name": name, "arguments": arguments}))
         .await?;
-        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await?;
-        Ok(raw)
-    }
-
-    async fn send(&mut self, message: Value) -> Result<(), Error> {
-        self.stdin
-            .write_all(format!("{message}\n").as_bytes())
-            .await?;
-        Ok(self.stdin.flush().await?)
-    }
-
-    /// The `result` of one request, exactly as sent.
-    async fn request(&mut self, method: &str, params: Value) -> Result<Value, Error> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await?;
-        while let Some(line) = self.lines.next_line().await? {
-            let Ok(message) = serde_json::from_str::<Value>(&line) else {
-                continue;
-            };
-            if message["id"] == json!(id) {
-                return Ok(message["result"].clone());
-            }
-        }
-        Err(format!("no answer to {method}").into())
-    }
-
-    /// The text content of a tools/call result.
-    async fn call(&mut self, name: &str, arguments: Value) -> Result<String, Error> {
-        let result = self
-            .request("tools/call", json!({"name": name, "arguments": arguments}))
-            .await?;
-        let texts: Vec<&str> = result["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c["text"].as_str())
-            .collect();
-        Ok(texts.join("\n"))
-    }
+    let texts: Vec<&str> = result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect();
+    Ok(texts.join("\n"))
 }
 
 /// The reference's listing and typical interaction at `n`, over stdio, counted on the
@@ -285,7 +222,7 @@ async fn reference(
         "--commands".to_owned(),
         n.to_string(),
     ];
-    let mut raw = Raw::start(node, &args).await?;
+    let mut raw = RawStdio::start(node, &args).await?;
     let listed = raw.request("tools/list", json!({})).await?;
     let tools = listed["tools"].as_array().cloned().unwrap_or_default();
     let text = listed["tools"].to_string();
@@ -294,9 +231,8 @@ async fn reference(
         "bytes": text.len(), "tokens": counter.count(&text),
     });
     if strategy == "lazy" {
-        let discovered_text = raw
-            .call("afd-discover", json!({"search": "cancel"}))
-            .await?;
+        let discovered_text =
+            call_text(&mut raw, "afd-discover", json!({"search": "cancel"})).await?;
         let parsed: Value = serde_json::from_str(&discovered_text).unwrap_or_default();
         let list = parsed["data"]["commands"]
             .as_array()
@@ -304,13 +240,13 @@ async fn reference(
             .cloned()
             .unwrap_or_default();
         let names: Vec<Value> = list.iter().take(2).map(|c| c["name"].clone()).collect();
-        let detailed = raw.call("afd-detail", json!({"command": names})).await?;
-        let called = raw
-            .call(
-                "afd-call",
-                json!({"command": "user-create", "input": user_create()}),
-            )
-            .await?;
+        let detailed = call_text(&mut raw, "afd-detail", json!({"command": names})).await?;
+        let called = call_text(
+            &mut raw,
+            "afd-call",
+            json!({"command": "user-create", "input": user_create()}),
+        )
+        .await?;
         let (d, e, c) = (
             counter.count(&discovered_text),
             counter.count(&detailed),
@@ -322,7 +258,7 @@ async fn reference(
             "found": names,
         });
     }
-    let _ = raw.child.kill().await;
+    raw.close().await;
     Ok(out)
 }
 

@@ -14,7 +14,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use afd_bench::client::{self, Connection, Error};
-use afd_bench::raw::RawStdio;
+use afd_bench::raw::{RawClient, RawStdio};
 use afd_bench::{Stats, human, thousands, workload};
 use clap::Parser;
 use serde_json::{Value, json};
@@ -131,21 +131,11 @@ async fn measure_raw(
     let mut raw = RawStdio::start(program, program_args).await?;
     let startup = started.elapsed();
     let arguments = json!({"command": workload::TRIVIAL, "input": workload::trivial_input()});
-    for _ in 0..200 {
-        raw.call("afd-call", &arguments).await?;
-    }
-    let mut samples = Vec::with_capacity(args.calls);
-    for _ in 0..args.calls {
-        samples.push(raw.call("afd-call", &arguments).await?);
-    }
+    let mut samples = raw.latency("afd-call", &arguments, 200, args.calls).await?;
     let latency = Stats::of(&mut samples);
-    let mut throughput = Vec::new();
-    for &inflight in &args.concurrency {
-        let rate = raw
-            .throughput("afd-call", &arguments, inflight, args.seconds)
-            .await?;
-        throughput.push((inflight, rate));
-    }
+    let throughput = raw
+        .throughputs("afd-call", &arguments, &args.concurrency, args.seconds)
+        .await?;
     let memory_kib = raw.pid.and_then(client::memory_kib);
     eprintln!(
         "  {server} over stdio (raw client), {commands} commands: median {}",

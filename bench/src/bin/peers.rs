@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use afd_bench::raw::{RawHttp, RawStdio};
+use afd_bench::raw::{RawClient, RawHttp, RawStdio};
 use afd_bench::{Stats, client, human, workload};
 use afd_examples::report::TokenCounter;
 use clap::Parser;
@@ -367,6 +367,22 @@ fn rss(pid: Option<u32>) -> Option<u64> {
     pid.and_then(client::memory_kib).map(|(rss, _)| rss)
 }
 
+/// What a run times, the same over either transport: `args.calls` sequential calls after
+/// 200 untimed, then calls per second at each of `args.concurrency` in flight.
+async fn timed(
+    raw: &mut impl RawClient,
+    peer: &Peer,
+    args: &Args,
+) -> Result<(Vec<Duration>, Vec<(usize, f64)>), client::Error> {
+    let samples = raw
+        .latency(peer.tool, &peer.arguments, 200, args.calls)
+        .await?;
+    let throughput = raw
+        .throughputs(peer.tool, &peer.arguments, &args.concurrency, args.seconds)
+        .await?;
+    Ok((samples, throughput))
+}
+
 async fn over_stdio(
     peer: &Peer,
     args: &Args,
@@ -378,18 +394,7 @@ async fn over_stdio(
     let tools = raw.tools().await?;
     let startup = started.elapsed();
     let rest_kib = rss(raw.pid);
-    for _ in 0..200 {
-        raw.call(peer.tool, &peer.arguments).await?;
-    }
-    let mut samples = Vec::with_capacity(args.calls);
-    for _ in 0..args.calls {
-        samples.push(raw.call(peer.tool, &peer.arguments).await?);
-    }
-    let mut throughput = Vec::new();
-    for &inflight in &args.concurrency {
-        let rate = raw.throughput(peer.tool, &peer.arguments, inflight, args.seconds);
-        throughput.push((inflight, rate.await?));
-    }
+    let (samples, throughput) = timed(&mut raw, peer, args).await?;
     let after_kib = rss(raw.pid);
     raw.close().await;
     let memory = (rest_kib, after_kib);
@@ -444,14 +449,7 @@ async fn over_http(peer: &Peer, args: &Args, counter: &TokenCounter) -> Result<R
     };
     let startup = started.elapsed();
     let rest_kib = rss(child.id());
-    let samples = raw
-        .latency(peer.tool, &peer.arguments, 200, args.calls)
-        .await?;
-    let mut throughput = Vec::with_capacity(args.concurrency.len());
-    for &inflight in &args.concurrency {
-        let rate = raw.throughput(peer.tool, &peer.arguments, inflight, args.seconds);
-        throughput.push((inflight, rate.await?));
-    }
+    let (samples, throughput) = timed(&mut raw, peer, args).await?;
     let after_kib = rss(child.id());
     let memory = (rest_kib, after_kib);
     let listing = (startup, tools.as_slice());

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use afd_bench::client::{Error, memory_kib};
-use afd_bench::raw::RawHttp;
+use afd_bench::raw::{RawClient, RawHttp};
 use afd_bench::soak::{self, Plan, Raw};
 use afd_bench::{Stats, human, thousands, workload};
 use clap::Parser;
