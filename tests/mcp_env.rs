@@ -1,11 +1,13 @@
 //! `AFD_TOOL_STRATEGY`, or `TOOL_LOADING` (`eager` or `lazy`), overrides the strategy at
-//! start-up, `AFD_OUTPUT_SCHEMAS` turns output schemas on or off and `AFD_COMPACT_SCHEMAS`
-//! the compaction of input schemas. Alone in its test binary, with one test, because the
-//! environment is process-wide.
+//! start-up, `AFD_OUTPUT_SCHEMAS` turns output schemas on or off, `AFD_COMPACT_SCHEMAS`
+//! the compaction of input schemas, and `AFD_BLOCKING_POOL` / `AFD_BLOCKING_LIMIT` where
+//! blocking handlers run and how many at once. Alone in its test binary, with one test,
+//! because the environment is process-wide.
 
 use afd_runtime::Registry;
 use afd_runtime::mcp::{
-    COMPACT_SCHEMAS_ENV, LOADING_ENV, McpServer, OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, Strategy,
+    BLOCKING_LIMIT_ENV, BLOCKING_POOL_ENV, COMPACT_SCHEMAS_ENV, LOADING_ENV, McpServer,
+    OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, Strategy,
 };
 
 fn build() -> Result<McpServer, afd_runtime::mcp::BuildError> {
@@ -18,6 +20,7 @@ fn build() -> Result<McpServer, afd_runtime::mcp::BuildError> {
 // thread reads the environment.
 #[test]
 fn the_environment_overrides_the_strategy() {
+    blocking_variables();
     strategy_variable();
     loading_variable();
     seen_by_a_client();
@@ -182,4 +185,30 @@ fn compact_schemas_variable() {
         "AFD_COMPACT_SCHEMAS: expected on or off, not 'sometimes'"
     );
     unsafe { std::env::remove_var(COMPACT_SCHEMAS_ENV) };
+}
+
+/// The blocking pool's switch and bound: read at build, a bad value fails the build naming
+/// the variable. First here: the limit is fixed once a blocking handler ran, so the build
+/// that sets it comes before any call.
+fn blocking_variables() {
+    unsafe { std::env::set_var(BLOCKING_POOL_ENV, "sideways") };
+    assert_eq!(
+        build().unwrap_err().to_string(),
+        "AFD_BLOCKING_POOL: expected on or off, not 'sideways'"
+    );
+    unsafe { std::env::set_var(BLOCKING_POOL_ENV, "off") };
+    build().unwrap();
+    assert!(!afd_runtime::blocking::pool());
+    unsafe { std::env::set_var(BLOCKING_POOL_ENV, "on") };
+    unsafe { std::env::set_var(BLOCKING_LIMIT_ENV, "0") };
+    assert_eq!(
+        build().unwrap_err().to_string(),
+        "AFD_BLOCKING_LIMIT: expected a whole number of at least 1, not '0'"
+    );
+    unsafe { std::env::set_var(BLOCKING_LIMIT_ENV, "3") };
+    build().unwrap();
+    assert!(afd_runtime::blocking::pool());
+    assert_eq!(afd_runtime::blocking::limit(), 3);
+    unsafe { std::env::remove_var(BLOCKING_POOL_ENV) };
+    unsafe { std::env::remove_var(BLOCKING_LIMIT_ENV) };
 }

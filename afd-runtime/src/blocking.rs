@@ -75,8 +75,25 @@ pub fn set_limit(limit: usize) -> bool {
     TURNS.get().is_none()
 }
 
+/// Whether blocking handlers go to the pool (the default) or run where they are polled.
+static POOL: AtomicBool = AtomicBool::new(true);
+
+/// Sends blocking handlers to the blocking pool (`true`, the default) or runs them on the
+/// async worker that polls the call, as a plain `fn` handler runs (`false`). Inline only
+/// pays off for a handler that never really waits (an in-memory store behind an
+/// uncontended lock); it exists to measure what the pool buys. Servers set it from
+/// `AFD_BLOCKING_POOL` at start-up ([`BLOCKING_POOL_ENV`](crate::mcp::BLOCKING_POOL_ENV)).
+pub fn set_pool(pool: bool) {
+    POOL.store(pool, Ordering::Relaxed);
+}
+
+/// Whether blocking handlers go to the blocking pool ([`set_pool`]).
+pub fn pool() -> bool {
+    POOL.load(Ordering::Relaxed)
+}
+
 /// The handler future of a blocking command: waits for a turn, then runs `body` on
-/// tokio's blocking pool. Outside a tokio runtime (nothing to hand the work to) it runs
+/// tokio's blocking pool (or inline, see [`set_pool`]). Outside a tokio runtime (nothing to hand the work to) it runs
 /// `body` where it is polled, as a sync handler does. Not public API: generated code reaches
 /// it as `__private::blocking_handler`.
 #[doc(hidden)]
@@ -95,8 +112,10 @@ impl Drop for Abandon {
 }
 
 async fn run(body: SyncBody, input: Value, ctx: CommandContext) -> CommandResult<Value> {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return body(input, ctx);
+    let runtime = match tokio::runtime::Handle::try_current() {
+        Ok(runtime) if pool() => runtime,
+        Ok(_) if ctx.is_cancelled() => return not_started(),
+        _ => return body(input, ctx),
     };
     let Ok(turn) = turns().1.clone().acquire_owned().await else {
         // The semaphore is never closed.
@@ -117,13 +136,7 @@ async fn run(body: SyncBody, input: Value, ctx: CommandContext) -> CommandResult
     });
     match task.await {
         Ok(Some(result)) => result,
-        Ok(None) => CommandResult::failure(
-            CommandError::new(
-                codes::CANCELLED,
-                "the call was cancelled before its handler started",
-            )
-            .with_retryable(true),
-        ),
+        Ok(None) => not_started(),
         // Raised again here, where the handler service catches it as it catches an async
         // handler's panic.
         Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
@@ -131,6 +144,17 @@ async fn run(body: SyncBody, input: Value, ctx: CommandContext) -> CommandResult
             "the runtime shut down before the command's handler ran",
         )),
     }
+}
+
+/// The answer of a call cancelled before its handler started.
+fn not_started() -> CommandResult<Value> {
+    CommandResult::failure(
+        CommandError::new(
+            codes::CANCELLED,
+            "the call was cancelled before its handler started",
+        )
+        .with_retryable(true),
+    )
 }
 
 #[cfg(test)]
@@ -173,6 +197,18 @@ mod tests {
         }
         assert!(MOST.load(Ordering::SeqCst) <= limit());
         assert!(!set_limit(3), "the limit is fixed once handlers ran");
+
+        // Off the pool (the measurement switch): run where polled, and still not at all
+        // once cancelled. The other tests here pass either way.
+        set_pool(false);
+        let inline = handler(slow, json!("inline"), CommandContext::new());
+        let cancelled = CommandContext::new();
+        cancelled.cancellation_token().cancel();
+        let skipped = handler(slow, json!("skipped"), cancelled);
+        let (inline, skipped) = futures_util::future::join(inline, skipped).await;
+        set_pool(true);
+        assert_eq!(inline.data.expect("success")["thread"], json!(here));
+        assert!(skipped.error.expect("failure").is(codes::CANCELLED));
     }
 
     #[tokio::test(flavor = "current_thread")]

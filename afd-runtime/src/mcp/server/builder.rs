@@ -5,7 +5,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::env::{COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV, STRATEGY_ENV};
+use super::env::{
+    BLOCKING_LIMIT_ENV, BLOCKING_POOL_ENV, COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV,
+    STRATEGY_ENV,
+};
 use super::instructions::instructions;
 use super::listing;
 use super::state::{Inner, McpServer};
@@ -42,6 +45,12 @@ pub enum BuildError {
     /// `AFD_COMPACT_SCHEMAS` holds something other than on or off.
     #[error("{COMPACT_SCHEMAS_ENV}: expected on or off, not '{0}'")]
     CompactSchemas(String),
+    /// `AFD_BLOCKING_LIMIT` holds something other than a whole number of at least 1.
+    #[error("{BLOCKING_LIMIT_ENV}: expected a whole number of at least 1, not '{0}'")]
+    BlockingLimit(String),
+    /// `AFD_BLOCKING_POOL` holds something other than on or off.
+    #[error("{BLOCKING_POOL_ENV}: expected on or off, not '{0}'")]
+    BlockingPool(String),
     /// An eager command is not exposed.
     #[error("eager command '{0}' is not exposed on this server")]
     Eager(String),
@@ -316,6 +325,17 @@ impl McpServerBuilder {
                 .map_err(BuildError::CompactSchemas)?
                 .unwrap_or(self.compact_schemas),
         };
+        if let Some(pool) = env_switch(BLOCKING_POOL_ENV).map_err(BuildError::BlockingPool)? {
+            crate::blocking::set_pool(pool);
+        }
+        if let Ok(limit) = std::env::var(BLOCKING_LIMIT_ENV) {
+            match limit.trim().parse::<usize>() {
+                Ok(n) if n >= 1 => {
+                    crate::blocking::set_limit(n);
+                }
+                _ => return Err(BuildError::BlockingLimit(limit)),
+            }
+        }
         let options = listing::Options {
             list_names: self.list_names,
             bootstrap: self.bootstrap,

@@ -22,3 +22,14 @@ pub const OUTPUT_SCHEMAS_ENV: &str = "AFD_OUTPUT_SCHEMAS";
 /// off at start-up (`on`/`off`, `true`/`false`, `1`/`0`), over
 /// [`McpServerBuilder::compact_schemas`](crate::mcp::McpServerBuilder::compact_schemas).
 pub const COMPACT_SCHEMAS_ENV: &str = "AFD_COMPACT_SCHEMAS";
+
+/// The environment variable that sends `#[command(blocking)]` handlers to the blocking
+/// pool or runs them inline at start-up (`on`/`off`, `true`/`false`, `1`/`0`; default on),
+/// through [`blocking::set_pool`](crate::blocking::set_pool): off is for measuring what
+/// the pool buys.
+pub const BLOCKING_POOL_ENV: &str = "AFD_BLOCKING_POOL";
+
+/// The environment variable that bounds how many `#[command(blocking)]` handlers run at
+/// once in the process (a whole number, at least 1), read at start-up through
+/// [`blocking::set_limit`](crate::blocking::set_limit).
+pub const BLOCKING_LIMIT_ENV: &str = "AFD_BLOCKING_LIMIT";

@@ -23,7 +23,10 @@ pub(in crate::mcp) mod tools;
 mod tools_list;
 
 pub use builder::{BuildError, McpServerBuilder};
-pub use env::{COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV, SESSION_META, STRATEGY_ENV};
+pub use env::{
+    BLOCKING_LIMIT_ENV, BLOCKING_POOL_ENV, COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV,
+    SESSION_META, STRATEGY_ENV,
+};
 pub use progress::Progress;
 pub use resources::{CATALOG_URI, CATEGORIES_PREFIX, COMMANDS_PREFIX};
 pub use state::McpServer;
