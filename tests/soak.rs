@@ -99,8 +99,8 @@ async fn the_shop_holds_concurrent_sessions_bounds_them_and_expires_idle_ones() 
     handle.shutdown().await;
 }
 
-/// Mixed reads and writes at 64 in flight against the shop's store on a file (the reader
-/// pool and the one writer, blocking handlers on the blocking pool): every call answers
+/// Mixed reads and writes at 64 in flight against the shop's store on a file (reads inline
+/// on the read connections, writes on the blocking pool through the one writer): every call answers
 /// with success, and the stock moved by exactly the restocks that succeeded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mixed_reads_and_writes_keep_the_shop_consistent() {

@@ -1,6 +1,6 @@
 //! A soak of mixed reads and writes against the shop's store on a database file: many calls
-//! in flight through the call path (`Registry::call`, blocking handlers on the blocking
-//! pool), three reads (`order-list`, `plan-list`, `inventory-get`) to one write
+//! in flight through the call path (`Registry::call`: reads inline on the read connections,
+//! writes `blocking`, on the blocking pool), three reads (`order-list`, `plan-list`, `inventory-get`) to one write
 //! (`inventory-restock` of one unit); at the end the stock must equal what it was plus the
 //! restocks that succeeded, and the process's resident memory is sampled throughout.
 //! `tests/soak.rs` runs it for seconds; the `mixed-soak` binary for minutes.

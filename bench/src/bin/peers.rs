@@ -39,8 +39,8 @@ struct Args {
     /// Calls in flight for the throughput runs.
     #[arg(long, value_delimiter = ',', default_values_t = [1, 8, 64])]
     concurrency: Vec<usize>,
-    /// The peers to run (default: all): afd-lazy, afd-individual, rmcp, ts-sdk, fastmcp,
-    /// reference, floor.
+    /// The peers to run (default: all): afd-lazy, afd-individual, shop-order-list,
+    /// shop-plan-list, rmcp, ts-sdk, fastmcp, reference, floor.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// The transports: stdio, http.

@@ -119,7 +119,6 @@ pub struct CartRef {
 
 /// Get a user's cart with line totals, stock and subtotal.
 #[command(
-    blocking,
     title = "Get cart",
     scopes("shop:read"),
     contexts("storefront"),

@@ -81,7 +81,6 @@ pub struct ConfigKey {
 
 /// Get one configuration value with its default.
 #[command(
-    blocking,
     title = "Get setting",
     scopes("shop:admin"),
     contexts("back-office", "audit"),
@@ -112,7 +111,6 @@ pub struct ConfigList {
 
 /// List configuration values. Filter by key prefix, or to values changed from default.
 #[command(
-    blocking,
     title = "List settings",
     scopes("shop:admin"),
     contexts("back-office", "audit"),

@@ -214,7 +214,6 @@ pub struct CouponCode {
 
 /// Get a coupon by code.
 #[command(
-    blocking,
     title = "Get coupon",
     scopes("shop:read"),
     contexts("storefront"),
@@ -237,7 +236,6 @@ pub struct ListCoupons {
 
 /// List coupons, optionally only those usable today.
 #[command(
-    blocking,
     title = "List coupons",
     scopes("shop:read"),
     contexts("storefront"),
@@ -343,7 +341,6 @@ pub struct CouponCheck {
 
 /// Check a coupon against a subtotal without using it. Returns whether it applies and its discount.
 #[command(
-    blocking,
     title = "Validate coupon",
     scopes("shop:read"),
     contexts("storefront"),

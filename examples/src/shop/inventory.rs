@@ -92,7 +92,6 @@ pub struct ProductRef {
 
 /// Get the stock of one product: on hand, reserved, available.
 #[command(
-    blocking,
     title = "Get stock",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
@@ -119,7 +118,6 @@ pub struct ListStock {
 
 /// List stock levels, the scarcest first. Optionally only products that need restocking.
 #[command(
-    blocking,
     title = "List stock",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
@@ -337,7 +335,6 @@ pub struct ListMovements {
 
 /// List stock movements: restocks, shipments, returns and corrections.
 #[command(
-    blocking,
     title = "List stock movements",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),

@@ -91,7 +91,6 @@ pub struct OrderRef {
 
 /// Get the invoice of an order. Lines, totals, amount paid and balance due, with seller and customer.
 #[command(
-    blocking,
     title = "Get invoice",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -181,7 +180,6 @@ pub struct ListInvoices {
 
 /// List invoices by customer or state, newest first. Status open finds unpaid ones.
 #[command(
-    blocking,
     title = "List invoices",
     scopes("shop:read"),
     contexts("billing", "audit"),

@@ -413,7 +413,6 @@ pub struct ListOrders {
 /// List orders with filters. Filter by customer, status, minimum total and days placed;
 /// newest first, paginated.
 #[command(
-    blocking,
     title = "List orders",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),

@@ -412,7 +412,6 @@ pub struct PaymentDetail {
 
 /// Get a payment and its refunds.
 #[command(
-    blocking,
     title = "Get payment",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -448,7 +447,6 @@ pub struct ListPayments {
 
 /// List payments by order, status or method, newest first.
 #[command(
-    blocking,
     title = "List payments",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -499,7 +497,6 @@ pub struct ListRefunds {
 
 /// List refunds by payment or order, newest first.
 #[command(
-    blocking,
     title = "List refunds",
     scopes("shop:read"),
     contexts("billing", "audit"),

@@ -178,7 +178,6 @@ pub struct ProductDetail {
 
 /// Get a product with its available stock and review rating.
 #[command(
-    blocking,
     title = "Get product",
     scopes("shop:read"),
     tags("crud", "catalog", "read"),
@@ -244,7 +243,6 @@ pub struct ListProducts {
 
 /// List products with filters, sorting and pagination.
 #[command(
-    blocking,
     title = "List products",
     scopes("shop:read"),
     tags("crud", "catalog", "read"),

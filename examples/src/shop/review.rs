@@ -171,7 +171,6 @@ pub struct ListReviews {
 
 /// List reviews by product, user, state or rating, newest first.
 #[command(
-    blocking,
     title = "List reviews",
     scopes("shop:read"),
     contexts("storefront"),
@@ -346,7 +345,6 @@ pub struct RatingSummary {
 
 /// Summarise a product's published ratings: average, histogram, counts.
 #[command(
-    blocking,
     title = "Review summary",
     scopes("shop:read"),
     contexts("storefront"),

@@ -112,7 +112,6 @@ pub struct Quote {
 /// Quote shipping rates for an order from every carrier. Rates follow the order's weight
 /// and the shipping configuration.
 #[command(
-    blocking,
     title = "Quote shipping",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
@@ -304,7 +303,6 @@ pub struct ShipmentId {
 
 /// Get a shipment with its tracking number and status.
 #[command(
-    blocking,
     title = "Get shipment",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),
@@ -333,7 +331,6 @@ pub struct ListShipments {
 
 /// List shipments by order, status or carrier, newest first.
 #[command(
-    blocking,
     title = "List shipments",
     scopes("shop:read"),
     contexts("fulfilment", "audit"),

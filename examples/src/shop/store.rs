@@ -2,15 +2,22 @@
 //! database file, a small pool of read-only connections in WAL mode, with the schema, a
 //! small seed data set and the helpers the command modules share.
 //!
-//! The pattern to copy for a handler that reads a database:
-//! - declare it `#[command(blocking)]`: it waits on SQLite, so it runs on the blocking pool
-//!   and the async workers stay free;
+//! The pattern to copy for a data layer:
 //! - reads take a connection of their own ([`ShopStore::read`]): in WAL mode readers run
-//!   side by side and never wait for the writer;
+//!   side by side and never wait for the writer, and there are more of them than async
+//!   workers, so a quick read (a lookup, a page of a list: tens of µs) never waits at all
+//!   and runs inline, as a plain `fn` command;
 //! - writes go through the one writer ([`ShopStore::conn`], [`ShopStore::transaction`]),
-//!   serialised in the process rather than retried on `SQLITE_BUSY`;
+//!   serialised in the process rather than retried on `SQLITE_BUSY`; they wait for each
+//!   other and for the disk, so they are `#[command(blocking)]` and wait on the blocking
+//!   pool, never on an async worker; so are the reports, which scan whole tables;
 //! - statements are prepared once per connection and cached (`prepare_cached`, in the
-//!   helpers [`one`], [`all`] and [`scalar`]): SQLite parses each query once, not per call.
+//!   helpers [`one`], [`all`] and [`scalar`]) and kept prepared whatever is bound (QPSG,
+//!   see [`statements`]): SQLite parses each query once, not per call.
+//!
+//! Why not every handler on the blocking pool: handing a call to the pool and back costs
+//! two thread switches, about 50 µs of CPU a call on the 2-core machine the benchmarks run
+//! on, more than a quick read itself (BENCHMARKS.md, "The shop's own commands").
 
 use std::fmt::Display;
 use std::path::Path;
@@ -305,6 +312,20 @@ pub const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 /// Switches `conn`'s file to write-ahead logging. The switch needs the file to itself and
 /// SQLite answers "busy" at once, without the busy timeout, while another connection holds
 /// it (replicas opening a new file together): retried for up to 5 seconds.
+/// How a connection keeps its statements: prepared once and cached, and never prepared
+/// again because of the values bound. SQLite otherwise re-prepares a statement on every
+/// run when a bound value may change its plan, which the optional filters of the list
+/// commands (`?1 IS NULL OR user_id = ?1`) trigger on every call: the query planner
+/// stability guarantee (QPSG) keeps the first plan instead.
+fn statements(conn: &Connection) -> rusqlite::Result<()> {
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
+    Ok(())
+}
+
 fn wal(conn: &Connection) -> rusqlite::Result<()> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
@@ -323,10 +344,12 @@ fn wal(conn: &Connection) -> rusqlite::Result<()> {
     }
 }
 
-/// Read connections a store on a file opens beside its writer: reads of more calls than
-/// there are cores gain nothing, and each connection keeps its own page and statement
-/// caches.
-const READERS: usize = 4;
+/// Read connections a store on a file opens beside its writer: one for each async worker
+/// (a worker runs one inline read at a time) and two for reads on the blocking pool, at
+/// least four. Each connection keeps its own page and statement caches.
+fn readers() -> usize {
+    (std::thread::available_parallelism().map_or(1, usize::from) + 2).max(4)
+}
 
 /// Statements each connection keeps prepared: more than the shop's distinct queries.
 const STATEMENT_CACHE: usize = 256;
@@ -357,13 +380,13 @@ impl ShopStore {
         let mut store = Self::init(conn)?;
         // Opened after the schema exists; read-only, so a read handler that tried to write
         // would fail at once instead of racing the writer.
-        for _ in 0..READERS {
+        for _ in 0..readers() {
             let reader = Connection::open_with_flags(
                 path.as_ref(),
                 OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )?;
             reader.busy_timeout(std::time::Duration::from_secs(5))?;
-            reader.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+            statements(&reader)?;
             store.readers.push(Mutex::new(reader));
         }
         Ok(store)
@@ -381,7 +404,7 @@ impl ShopStore {
     fn init(mut conn: Connection) -> rusqlite::Result<Self> {
         // Outside any transaction (inside one SQLite ignores it).
         conn.execute_batch("PRAGMA foreign_keys = ON")?;
-        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        statements(&conn)?;
         // The schema, the check and the seed under the write lock, taken up front: replicas
         // opening a new file at once wait their turn, and only the first seeds it.
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -423,12 +446,18 @@ impl ShopStore {
     }
 
     /// Runs `work` in a transaction: committed when it returns `Ok`, rolled back otherwise.
+    /// It takes the write lock as it begins (`BEGIN IMMEDIATE`), waiting for it up to the
+    /// busy timeout: a deferred transaction that reads first and then writes is refused at
+    /// once with "database is locked" when a read connection holds the lock for a moment,
+    /// as SQLite does not wait on behalf of a transaction that already reads.
     pub(crate) fn transaction<T>(
         &self,
         work: impl FnOnce(&Connection) -> Result<T, CommandError>,
     ) -> Result<T, CommandError> {
         let mut conn = self.conn();
-        let tx = conn.transaction().db()?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .db()?;
         let value = work(&tx)?;
         tx.commit().db()?;
         Ok(value)

@@ -180,7 +180,6 @@ pub struct SubscriptionId {
 
 /// Get a subscription by id.
 #[command(
-    blocking,
     title = "Get subscription",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -211,7 +210,6 @@ pub struct ListSubscriptions {
 
 /// List subscriptions by subscriber, status or plan, newest first.
 #[command(
-    blocking,
     title = "List subscriptions",
     scopes("shop:read"),
     contexts("billing", "audit"),
@@ -442,7 +440,6 @@ pub struct PlanList {
 
 /// List subscription plans with prices and active subscriber counts.
 #[command(
-    blocking,
     title = "List plans",
     scopes("shop:read"),
     category = "subscription",

@@ -171,7 +171,6 @@ pub struct UserId {
 
 /// Get a user account by id.
 #[command(
-    blocking,
     title = "Get user",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -198,7 +197,6 @@ pub struct ListUsers {
 
 /// List user accounts with filters and pagination, oldest first.
 #[command(
-    blocking,
     title = "List users",
     scopes("shop:read"),
     contexts("back-office", "audit"),
@@ -565,7 +563,6 @@ pub struct AddressList {
 
 /// List a user's postal addresses, the default first.
 #[command(
-    blocking,
     title = "List addresses",
     scopes("shop:read"),
     contexts("back-office", "audit"),

@@ -1,5 +1,8 @@
 //! The todo store: SQLite through rusqlite (bundled), one connection behind a mutex, its
-//! statements prepared once and cached (`prepare_cached`).
+//! statements prepared once and cached (`prepare_cached`). Reads share the connection with
+//! writes and may wait for one, so every command that touches it is
+//! `#[command(blocking)]` (the shop's store, with its read connections, shows the other
+//! case).
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -122,6 +125,12 @@ impl TodoStore {
     fn init(conn: Connection) -> rusqlite::Result<Self> {
         conn.execute_batch(SCHEMA)?;
         conn.set_prepared_statement_cache_capacity(64);
+        // Keep each statement's first plan whatever is bound: without it SQLite prepares
+        // the list's optional filters (`?1 IS NULL OR ...`) again on every call.
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )?;
         Ok(TodoStore {
             conn: Mutex::new(conn),
         })
