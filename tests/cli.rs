@@ -166,6 +166,25 @@ fn commands_takes_several_phrasings_of_one_search() {
         .stderr_eq(file!["snapshots/cli/commands-search-four.stderr"]);
 }
 
+/// A request the shop cannot serve: the search says so, names the nearest commands as not a
+/// match and says what to do instead, rather than listing them as results.
+#[test]
+fn commands_says_when_nothing_fits() {
+    shop()
+        .args([
+            "commands",
+            "--search",
+            "book a flight to Paris",
+            "--search",
+            "reserve airline tickets",
+            "--search",
+            "flight booking",
+        ])
+        .assert()
+        .success()
+        .stdout_eq(file!["snapshots/cli/commands-search-none.stdout"]);
+}
+
 #[test]
 fn describe_shows_the_definition_and_its_flags() {
     shop()

@@ -140,6 +140,36 @@ fn discover_and_detail_use_the_meta_tools() {
     );
 }
 
+/// A request the shop cannot serve: `afd discover` shows `match: none`, no commands, the
+/// nearest ones under `notAMatch` and the next step, as the server answers it.
+#[test]
+fn discover_says_when_nothing_fits() {
+    let server = example("shop");
+    let output = afd(&[
+        "--server",
+        &server,
+        "discover",
+        "--search",
+        "book a flight to Paris",
+        "--search",
+        "reserve airline tickets",
+        "--search",
+        "flight booking",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.lines().any(|line| line == "match: none"), "{stdout}");
+    assert!(
+        stdout.lines().any(|line| line == "commands: (none)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("notAMatch:"), "{stdout}");
+    assert!(
+        stdout.contains("nextStep: No command does what was asked"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn batch_reads_the_request_from_a_file() {
     let dir = std::env::temp_dir().join(format!("afd-client-batch-{}", std::process::id()));

@@ -238,6 +238,20 @@ async fn stdio_upstreams_behind_the_lazy_surface() {
         "{fused}"
     );
     assert!(fused_names.contains(&"shop.order-cancel"), "{fused}");
+    // A request no upstream can serve: `match: none` across servers, no command to call,
+    // the nearest named as not a match.
+    let nothing = h
+        .call(
+            "afd-discover",
+            json!({"search": ["book a flight to Paris", "reserve airline tickets", "flight booking"]}),
+        )
+        .await;
+    assert_eq!(nothing["data"]["match"], "none", "{nothing}");
+    assert_eq!(nothing["data"]["commands"], json!([]), "{nothing}");
+    assert!(
+        !nothing["data"]["notAMatch"].as_array().unwrap().is_empty(),
+        "{nothing}"
+    );
     let mut unique = fused_names.clone();
     unique.sort_unstable();
     unique.dedup();

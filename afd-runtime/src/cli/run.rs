@@ -248,25 +248,51 @@ async fn commands(
         return output.result(&result);
     }
     let data = result.data.unwrap_or_default();
-    let rows: Vec<Value> = data["commands"]
-        .as_array()
-        .map(|commands| {
-            commands
-                .iter()
-                .map(|command| {
-                    json!({
-                        "name": command["name"],
-                        "category": command["category"],
-                        "description": command["description"],
+    let rows = |list: &Value| -> Vec<Value> {
+        list.as_array()
+            .map(|commands| {
+                commands
+                    .iter()
+                    .map(|command| {
+                        json!({
+                            "name": command["name"],
+                            "category": command["category"],
+                            "description": command["description"],
+                        })
                     })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    if rows.is_empty() {
-        println!("no commands match");
-    } else {
-        print!("{}", render_data(&Value::Array(rows)));
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let found = rows(&data["commands"]);
+    match data["match"].as_str() {
+        // A search nothing in the catalog can serve: the nearest commands do something
+        // else, and are shown as such, never as results.
+        Some("none") => {
+            println!("no command does what was asked");
+            let nearest = rows(&data["notAMatch"]);
+            if !nearest.is_empty() {
+                println!("\nnot a match (the nearest; they do something else):");
+                print!("{}", render_data(&Value::Array(nearest)));
+            }
+            let categories: Vec<&str> = data["availableCategories"]
+                .as_array()
+                .map(|all| all.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if !categories.is_empty() {
+                println!(
+                    "\nbrowse a category instead (commands --category NAME): {}",
+                    categories.join(", ")
+                );
+            }
+        }
+        _ if found.is_empty() => println!("no commands match"),
+        verdict => {
+            if verdict == Some("weak") {
+                println!("a weak match: check that a command does what was asked before using it");
+            }
+            print!("{}", render_data(&Value::Array(found)));
+        }
     }
     if data["hasMore"].as_bool() == Some(true) {
         println!(
