@@ -1,14 +1,17 @@
-//! The todo store: SQLite through rusqlite (bundled), one connection behind a mutex, its
-//! statements prepared once and cached (`prepare_cached`). Reads share the connection with
-//! writes and may wait for one, so every command that touches it is
-//! `#[command(blocking)]` (the shop's store, with its read connections, shows the other
-//! case).
+//! The todo store: SQLite through rusqlite (bundled), one writer connection behind a mutex
+//! and, on a database file, read-only connections in WAL mode beside it (reads run side by
+//! side and never wait for the writer), its statements prepared once, cached
+//! (`prepare_cached`) and kept prepared whatever is bound (QPSG). In memory there is only the
+//! writer, which reads share: a read may then wait for a write, so every command that
+//! touches the store is `#[command(blocking)]` (the shop, whose quick reads run inline, is
+//! the other case).
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use afd_runtime::CommandError;
-use rusqlite::{Connection, OptionalExtension, Params, Row, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Params, Row, params};
 
 use super::{Priority, Todo};
 
@@ -54,7 +57,32 @@ impl QueryRowCached for Connection {
 
 /// The todo store, shared with every command through the context.
 pub struct TodoStore {
+    /// The one connection that writes.
     conn: Mutex<Connection>,
+    /// Read-only connections (none in memory, where only the writer sees the data).
+    readers: Vec<Mutex<Connection>>,
+    /// Where the next reader search starts, so that reads spread over the connections.
+    next: AtomicUsize,
+}
+
+/// `mutex`, locked. A panic while holding the lock leaves SQLite consistent (statements are
+/// atomic).
+fn lock(mutex: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// How a connection keeps its statements: prepared once and cached, and kept prepared
+/// whatever is bound (the query planner stability guarantee): without it SQLite prepares
+/// the list's optional filters (`?1 IS NULL OR ...`) again on every call.
+fn statements(conn: &Connection) -> rusqlite::Result<()> {
+    conn.set_prepared_statement_cache_capacity(64);
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
+    Ok(())
 }
 
 /// A storage failure, reported to agents as a retryable `STORAGE_ERROR`.
@@ -110,7 +138,23 @@ impl TodoStore {
     ///
     /// The file cannot be opened or initialised.
     pub fn open(path: impl AsRef<Path>) -> rusqlite::Result<Self> {
-        Self::init(Connection::open(path)?)
+        let conn = Connection::open(path.as_ref())?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
+            row.get::<_, String>(0)
+        })?;
+        let mut store = Self::init(conn)?;
+        let readers = std::thread::available_parallelism().map_or(1, usize::from) + 2;
+        for _ in 0..readers.max(4) {
+            let reader = Connection::open_with_flags(
+                path.as_ref(),
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            reader.busy_timeout(std::time::Duration::from_secs(5))?;
+            statements(&reader)?;
+            store.readers.push(Mutex::new(reader));
+        }
+        Ok(store)
     }
 
     /// A fresh in-memory store.
@@ -124,23 +168,34 @@ impl TodoStore {
 
     fn init(conn: Connection) -> rusqlite::Result<Self> {
         conn.execute_batch(SCHEMA)?;
-        conn.set_prepared_statement_cache_capacity(64);
-        // Keep each statement's first plan whatever is bound: without it SQLite prepares
-        // the list's optional filters (`?1 IS NULL OR ...`) again on every call.
-        conn.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-            true,
-        )?;
+        statements(&conn)?;
         Ok(TodoStore {
             conn: Mutex::new(conn),
+            readers: Vec::new(),
+            next: AtomicUsize::new(0),
         })
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
-        // A panic while holding the lock leaves SQLite consistent (statements are atomic).
-        self.conn
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.conn)
+    }
+
+    /// A connection for reading: a free read connection (waiting for one when all are
+    /// busy), or the writer in memory.
+    fn read(&self) -> MutexGuard<'_, Connection> {
+        let count = self.readers.len();
+        if count == 0 {
+            return self.conn();
+        }
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        for offset in 0..count {
+            match self.readers[(start + offset) % count].try_lock() {
+                Ok(guard) => return guard,
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => return poisoned.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {}
+            }
+        }
+        lock(&self.readers[start % count])
     }
 
     /// Inserts a todo.
@@ -177,12 +232,12 @@ impl TodoStore {
 
     /// The todo with this id.
     pub fn get(&self, id: &str) -> Result<Todo, CommandError> {
-        Self::fetch(&self.conn(), id)?.ok_or_else(|| not_found(id))
+        Self::fetch(&self.read(), id)?.ok_or_else(|| not_found(id))
     }
 
     /// A page of todos and the number matching the filters.
     pub fn list(&self, query: &ListQuery<'_>) -> Result<(Vec<Todo>, u64), CommandError> {
-        let conn = self.conn();
+        let conn = self.read();
         let pattern = query
             .search
             .map(|text| format!("%{}%", text.to_lowercase()));
@@ -299,7 +354,7 @@ impl TodoStore {
 
     /// Counts: (total, completed, low, medium, high).
     pub fn counts(&self) -> Result<(u64, u64, u64, u64, u64), CommandError> {
-        self.conn()
+        self.read()
             .query_row_cached(
                 "SELECT count(*),
                         coalesce(sum(completed), 0),
@@ -319,5 +374,39 @@ impl TodoStore {
                 },
             )
             .map_err(storage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a file, reads go to the read connections and see what the writer committed.
+    #[test]
+    fn a_file_store_reads_on_its_read_connections() {
+        let dir = std::env::temp_dir().join(format!("afd-todo-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = TodoStore::open(dir.join("todo.db")).unwrap();
+        assert!(store.readers.len() >= 4);
+        let created = store.create("Milk", None, Priority::High).unwrap();
+        let done = store.toggle(&created.id, Some(true)).unwrap();
+        assert!(done.completed);
+        assert!(store.get(&created.id).unwrap().completed);
+        let query = ListQuery {
+            completed: Some(true),
+            priority: None,
+            search: Some("milk"),
+            order_by: "created_at",
+            direction: "ASC",
+            limit: 10,
+            offset: 0,
+        };
+        let (todos, total) = store.list(&query).unwrap();
+        assert_eq!((todos.len(), total), (1, 1));
+        assert_eq!(store.counts().unwrap(), (1, 1, 0, 0, 1));
+        // A read connection cannot write.
+        assert!(store.read().execute("DELETE FROM todos", []).is_err());
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
