@@ -57,7 +57,9 @@ rm -rf "$unpacked"
 mkdir -p "$unpacked"
 members=()
 for crate in "${published[@]}"; do
-    tar -xzf "$target/package/$crate-$version.crate" -C "$unpacked"
+    # `-m`: the files take the time of unpacking, not the package's, so that a target
+    # directory kept from an earlier run builds and documents them again.
+    tar -xzmf "$target/package/$crate-$version.crate" -C "$unpacked"
     # What cargo adds to a package beside its files; not part of the build.
     rm -f "$unpacked/$crate-$version/.cargo_vcs_info.json"
     members+=("\"$crate-$version\"")
