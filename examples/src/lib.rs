@@ -6,4 +6,5 @@ pub mod report;
 pub mod review;
 pub mod serve;
 pub mod shop;
+mod sqlite;
 pub mod todo;

@@ -13,7 +13,7 @@
 //!   pool, never on an async worker; so are the reports, which scan whole tables;
 //! - statements are prepared once per connection and cached (`prepare_cached`, in the
 //!   helpers [`one`], [`all`] and [`scalar`]) and kept prepared whatever is bound (QPSG,
-//!   see [`statements`]): SQLite parses each query once, not per call.
+//!   see [`sqlite::statements`]): SQLite parses each query once, not per call.
 //!
 //! Why not every handler on the blocking pool: handing a call to the pool and back costs
 //! two thread switches, about 50 µs of CPU a call on the 2-core machine the benchmarks run
@@ -21,12 +21,13 @@
 
 use std::fmt::Display;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use afd_runtime::CommandError;
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Params, Row};
+use rusqlite::{Connection, OptionalExtension, Params, Row};
 use serde_json::Value;
+
+use crate::sqlite::{self, Readers, lock};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -309,48 +310,6 @@ INSERT INTO config (key, value, default_value, description, updated_at) VALUES
 /// ISO 8601 with milliseconds, in UTC, computed by SQLite.
 pub const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
-/// Switches `conn`'s file to write-ahead logging. The switch needs the file to itself and
-/// SQLite answers "busy" at once, without the busy timeout, while another connection holds
-/// it (replicas opening a new file together): retried for up to 5 seconds.
-/// How a connection keeps its statements: prepared once and cached, and never prepared
-/// again because of the values bound. SQLite otherwise re-prepares a statement on every
-/// run when a bound value may change its plan, which the optional filters of the list
-/// commands (`?1 IS NULL OR user_id = ?1`) trigger on every call: the query planner
-/// stability guarantee (QPSG) keeps the first plan instead.
-fn statements(conn: &Connection) -> rusqlite::Result<()> {
-    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-    conn.set_db_config(
-        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-        true,
-    )?;
-    Ok(())
-}
-
-fn wal(conn: &Connection) -> rusqlite::Result<()> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    loop {
-        match conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
-            row.get::<_, String>(0)
-        }) {
-            Ok(_) => return Ok(()),
-            Err(rusqlite::Error::SqliteFailure(error, _))
-                if error.code == rusqlite::ErrorCode::DatabaseBusy
-                    && std::time::Instant::now() < deadline =>
-            {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            Err(error) => return Err(error),
-        }
-    }
-}
-
-/// Read connections a store on a file opens beside its writer: one for each async worker
-/// (a worker runs one inline read at a time) and two for reads on the blocking pool, at
-/// least four. Each connection keeps its own page and statement caches.
-fn readers() -> usize {
-    (std::thread::available_parallelism().map_or(1, usize::from) + 2).max(4)
-}
-
 /// Statements each connection keeps prepared: more than the shop's distinct queries.
 const STATEMENT_CACHE: usize = 256;
 
@@ -358,11 +317,8 @@ const STATEMENT_CACHE: usize = 256;
 pub struct ShopStore {
     /// The one connection that writes.
     conn: Mutex<Connection>,
-    /// Read-only connections (none for an in-memory store, whose data only the writer's
-    /// connection sees).
-    readers: Vec<Mutex<Connection>>,
-    /// Where the next reader search starts, so that calls spread over the pool.
-    next: AtomicUsize,
+    /// Read-only connections on a file (none in memory).
+    readers: Readers,
 }
 
 impl ShopStore {
@@ -372,23 +328,10 @@ impl ShopStore {
     ///
     /// The file cannot be opened or initialised.
     pub fn open(path: impl AsRef<Path>) -> rusqlite::Result<Self> {
-        let conn = Connection::open(path.as_ref())?;
         // Replicas of the shop may share one file: readers never wait for the writer, and
         // a writer waits its turn rather than fail.
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        wal(&conn)?;
-        let mut store = Self::init(conn)?;
-        // Opened after the schema exists; read-only, so a read handler that tried to write
-        // would fail at once instead of racing the writer.
-        for _ in 0..readers() {
-            let reader = Connection::open_with_flags(
-                path.as_ref(),
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )?;
-            reader.busy_timeout(std::time::Duration::from_secs(5))?;
-            statements(&reader)?;
-            store.readers.push(Mutex::new(reader));
-        }
+        let mut store = Self::init(sqlite::writer(path.as_ref())?)?;
+        store.readers = Readers::open(path.as_ref(), STATEMENT_CACHE)?;
         Ok(store)
     }
 
@@ -404,7 +347,7 @@ impl ShopStore {
     fn init(mut conn: Connection) -> rusqlite::Result<Self> {
         // Outside any transaction (inside one SQLite ignores it).
         conn.execute_batch("PRAGMA foreign_keys = ON")?;
-        statements(&conn)?;
+        sqlite::statements(&conn, STATEMENT_CACHE)?;
         // The schema, the check and the seed under the write lock, taken up front: replicas
         // opening a new file at once wait their turn, and only the first seeds it.
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -416,8 +359,7 @@ impl ShopStore {
         tx.commit()?;
         Ok(ShopStore {
             conn: Mutex::new(conn),
-            readers: Vec::new(),
-            next: AtomicUsize::new(0),
+            readers: Readers::default(),
         })
     }
 
@@ -427,22 +369,10 @@ impl ShopStore {
         lock(&self.conn)
     }
 
-    /// A connection for a command that only reads: a free one of the read pool (waiting for
-    /// one when all are busy), or the writer when there is no pool (in memory).
+    /// A connection for a command that only reads: a free one of the read connections
+    /// (waiting for one when all are busy), or the writer when there are none (in memory).
     pub(crate) fn read(&self) -> MutexGuard<'_, Connection> {
-        let count = self.readers.len();
-        if count == 0 {
-            return self.conn();
-        }
-        let start = self.next.fetch_add(1, Ordering::Relaxed);
-        for offset in 0..count {
-            match self.readers[(start + offset) % count].try_lock() {
-                Ok(guard) => return guard,
-                Err(std::sync::TryLockError::Poisoned(poisoned)) => return poisoned.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) => {}
-            }
-        }
-        lock(&self.readers[start % count])
+        self.readers.get(&self.conn)
     }
 
     /// Runs `work` in a transaction: committed when it returns `Ok`, rolled back otherwise.
@@ -462,14 +392,6 @@ impl ShopStore {
         tx.commit().db()?;
         Ok(value)
     }
-}
-
-/// `mutex`, locked. A panic while holding the lock leaves SQLite consistent (statements
-/// are atomic, transactions roll back on drop).
-fn lock(mutex: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A storage failure, reported to agents as a retryable `STORAGE_ERROR`.

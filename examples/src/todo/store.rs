@@ -7,13 +7,13 @@
 //! the other case).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use afd_runtime::CommandError;
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Params, Row, params};
+use rusqlite::{Connection, OptionalExtension, Params, Row, params};
 
 use super::{Priority, Todo};
+use crate::sqlite::{self, Readers, lock};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS todos (
@@ -59,31 +59,12 @@ impl QueryRowCached for Connection {
 pub struct TodoStore {
     /// The one connection that writes.
     conn: Mutex<Connection>,
-    /// Read-only connections (none in memory, where only the writer sees the data).
-    readers: Vec<Mutex<Connection>>,
-    /// Where the next reader search starts, so that reads spread over the connections.
-    next: AtomicUsize,
+    /// Read-only connections on a file (none in memory).
+    readers: Readers,
 }
 
-/// `mutex`, locked. A panic while holding the lock leaves SQLite consistent (statements are
-/// atomic).
-fn lock(mutex: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// How a connection keeps its statements: prepared once and cached, and kept prepared
-/// whatever is bound (the query planner stability guarantee): without it SQLite prepares
-/// the list's optional filters (`?1 IS NULL OR ...`) again on every call.
-fn statements(conn: &Connection) -> rusqlite::Result<()> {
-    conn.set_prepared_statement_cache_capacity(64);
-    conn.set_db_config(
-        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-        true,
-    )?;
-    Ok(())
-}
+/// Statements each connection keeps prepared.
+const STATEMENT_CACHE: usize = 64;
 
 /// A storage failure, reported to agents as a retryable `STORAGE_ERROR`.
 fn storage(error: rusqlite::Error) -> CommandError {
@@ -138,22 +119,8 @@ impl TodoStore {
     ///
     /// The file cannot be opened or initialised.
     pub fn open(path: impl AsRef<Path>) -> rusqlite::Result<Self> {
-        let conn = Connection::open(path.as_ref())?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
-            row.get::<_, String>(0)
-        })?;
-        let mut store = Self::init(conn)?;
-        let readers = std::thread::available_parallelism().map_or(1, usize::from) + 2;
-        for _ in 0..readers.max(4) {
-            let reader = Connection::open_with_flags(
-                path.as_ref(),
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )?;
-            reader.busy_timeout(std::time::Duration::from_secs(5))?;
-            statements(&reader)?;
-            store.readers.push(Mutex::new(reader));
-        }
+        let mut store = Self::init(sqlite::writer(path.as_ref())?)?;
+        store.readers = Readers::open(path.as_ref(), STATEMENT_CACHE)?;
         Ok(store)
     }
 
@@ -168,11 +135,10 @@ impl TodoStore {
 
     fn init(conn: Connection) -> rusqlite::Result<Self> {
         conn.execute_batch(SCHEMA)?;
-        statements(&conn)?;
+        sqlite::statements(&conn, STATEMENT_CACHE)?;
         Ok(TodoStore {
             conn: Mutex::new(conn),
-            readers: Vec::new(),
-            next: AtomicUsize::new(0),
+            readers: Readers::default(),
         })
     }
 
@@ -183,19 +149,7 @@ impl TodoStore {
     /// A connection for reading: a free read connection (waiting for one when all are
     /// busy), or the writer in memory.
     fn read(&self) -> MutexGuard<'_, Connection> {
-        let count = self.readers.len();
-        if count == 0 {
-            return self.conn();
-        }
-        let start = self.next.fetch_add(1, Ordering::Relaxed);
-        for offset in 0..count {
-            match self.readers[(start + offset) % count].try_lock() {
-                Ok(guard) => return guard,
-                Err(std::sync::TryLockError::Poisoned(poisoned)) => return poisoned.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) => {}
-            }
-        }
-        lock(&self.readers[start % count])
+        self.readers.get(&self.conn)
     }
 
     /// Inserts a todo.
