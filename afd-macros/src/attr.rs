@@ -81,6 +81,7 @@ pub struct CommandAttrs {
     pub blocking: Flag,
     pub contexts: Attr<Vec<LitStr>>,
     pub scopes: Attr<Vec<LitStr>>,
+    pub needs_client: Attr<Vec<LitStr>>,
     pub crate_path: Attr<syn::Path>,
 }
 
@@ -109,6 +110,7 @@ impl CommandAttrs {
             blocking: Attr::none(CommandKey::Blocking),
             contexts: Attr::none(CommandKey::Contexts),
             scopes: Attr::none(CommandKey::Scopes),
+            needs_client: Attr::none(CommandKey::NeedsClient),
             crate_path: Attr::none(CommandKey::Crate),
         };
         parse_keys(errors, args, |key, meta| attrs.set(errors, key, meta));
@@ -145,6 +147,7 @@ impl CommandAttrs {
             }
             CommandKey::Contexts => self.contexts.set(errors, path, string_list(meta)?),
             CommandKey::Scopes => self.scopes.set(errors, path, string_list(meta)?),
+            CommandKey::NeedsClient => self.needs_client.set(errors, path, string_list(meta)?),
             CommandKey::Mutation => self.mutation.set(errors, path, flag(meta)?),
             CommandKey::Destructive => self.destructive.set(errors, path, flag(meta)?),
             CommandKey::Idempotent => self.idempotent.set(errors, path, flag(meta)?),

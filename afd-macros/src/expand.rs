@@ -485,6 +485,10 @@ fn builder_calls(attrs: &CommandAttrs, rt: &TokenStream) -> TokenStream {
         let scopes = strings(scopes);
         calls.extend(quote!(.with_scopes(#scopes)));
     }
+    if let Some(needs) = attrs.needs_client.get() {
+        let needs = strings(needs);
+        calls.extend(quote!(.with_needs_client(#needs)));
+    }
     calls
 }
 

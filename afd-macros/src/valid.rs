@@ -12,6 +12,7 @@ use crate::ast::{DeclFn, Declaration, Handler};
 use crate::attr::{CommandAttrs, ContextAttrs, PromptAttrs, ResourceAttrs};
 use crate::case::{is_kebab, is_screaming_snake, is_tool_name, to_kebab};
 use crate::errors::Errors;
+use crate::words::{ClientNeed, Words as _};
 
 /// The command's name: `name = "..."`, else the function name in kebab-case.
 pub fn command_name(attrs: &CommandAttrs, handler: &Handler<'_>) -> String {
@@ -99,6 +100,24 @@ pub fn command(errors: &Errors, attrs: &CommandAttrs, handler: &Handler<'_>) {
         errors.error_spanned_by(
             tokens,
             "`scopes()` is empty: name the scopes a caller needs, or remove it",
+        );
+    }
+    let needs = attrs
+        .needs_client
+        .get()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for (index, need) in needs.iter().enumerate() {
+        if ClientNeed::from_word(&need.value()).is_none() {
+            errors.error_spanned_by(need, ClientNeed::unknown(&need.value()));
+        } else if repeats(needs, index) {
+            errors.error_spanned_by(need, format!("duplicate `{}`", need.value()));
+        }
+    }
+    if let (Some(tokens), true) = (attrs.needs_client.tokens(), needs.is_empty()) {
+        errors.error_spanned_by(
+            tokens,
+            "`needs_client()` is empty: name what the client must support (\"sampling\", \"elicitation\", \"roots\"), or remove it",
         );
     }
     for code in attrs.error_codes.get().into_iter().flatten() {

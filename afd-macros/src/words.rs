@@ -96,7 +96,18 @@ words! {
         Blocking = "blocking",
         Contexts = "contexts",
         Scopes = "scopes",
+        NeedsClient = "needs_client",
         Crate = "crate",
+    }
+}
+
+words! {
+    /// The client capabilities `needs_client(...)` names: what a client must have declared
+    /// for the command to run.
+    pub enum ClientNeed: "client capability" {
+        Sampling = "sampling",
+        Elicitation = "elicitation",
+        Roots = "roots",
     }
 }
 

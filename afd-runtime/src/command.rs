@@ -306,6 +306,7 @@ pub struct CommandDef {
     blocking: bool,
     contexts: &'static [&'static str],
     scopes: &'static [&'static str],
+    needs_client: &'static [&'static str],
     source: SourceLocation,
     handler: HandlerFn,
     input_schema: fn() -> Value,
@@ -350,6 +351,7 @@ impl CommandDef {
             blocking: false,
             contexts: &[],
             scopes: &[],
+            needs_client: &[],
             source,
             handler,
             input_schema,
@@ -428,6 +430,15 @@ impl CommandDef {
     #[must_use]
     pub const fn with_scopes(mut self, scopes: &'static [&'static str]) -> Self {
         self.scopes = scopes;
+        self
+    }
+
+    /// Sets the client capabilities the command needs (`"sampling"`, `"elicitation"`,
+    /// `"roots"`): a client that did not declare every one of them is refused before the
+    /// handler runs (on MCP 2026-07-28 with error -32021).
+    #[must_use]
+    pub const fn with_needs_client(mut self, needs: &'static [&'static str]) -> Self {
+        self.needs_client = needs;
         self
     }
 
@@ -698,6 +709,11 @@ impl CommandDef {
     /// default, or the dispatcher's override, may still apply).
     pub const fn scopes(&self) -> &'static [&'static str] {
         self.scopes
+    }
+
+    /// The client capabilities declared with `needs_client(...)` (empty: none).
+    pub const fn needs_client(&self) -> &'static [&'static str] {
+        self.needs_client
     }
 
     /// Whether the command belongs to no context and so is callable in every one.

@@ -254,9 +254,67 @@ impl CommandContext {
     /// no model, as on the command line); `CLIENT_REQUEST_FAILED` when the request failed
     /// or the client refused it.
     pub async fn sample(&self, request: SamplingRequest) -> Result<SamplingResponse, CommandError> {
+        self.sample_keyed(None, request).await
+    }
+
+    /// [`sample`](Self::sample) under a key of the handler's choosing, which names the
+    /// question across the rounds of an MCP 2026-07-28 call (the client answers under that
+    /// key). Without one the key is derived from the request itself.
+    ///
+    /// # Errors
+    ///
+    /// As [`sample`](Self::sample).
+    pub async fn sample_as(
+        &self,
+        key: &str,
+        request: SamplingRequest,
+    ) -> Result<SamplingResponse, CommandError> {
+        self.sample_keyed(Some(key), request).await
+    }
+
+    async fn sample_keyed(
+        &self,
+        key: Option<&str>,
+        request: SamplingRequest,
+    ) -> Result<SamplingResponse, CommandError> {
         match &self.inner.client {
-            Some(client) if client.can_sample() => client.sample(request).await,
+            Some(client) if client.can_sample() => client.sample_keyed(key, request).await,
             _ => Err(client::cannot_sample()),
+        }
+    }
+
+    /// Whether the caller can answer [`roots`](Self::roots).
+    pub fn can_list_roots(&self) -> bool {
+        self.inner
+            .client
+            .as_ref()
+            .is_some_and(|client| client.can_list_roots())
+    }
+
+    /// The roots the caller works in (MCP's `roots/list`).
+    ///
+    /// # Errors
+    ///
+    /// `CLIENT_CANNOT_LIST_ROOTS` when the caller did not declare roots (or the surface
+    /// has none); `CLIENT_REQUEST_FAILED` when the request failed.
+    pub async fn roots(&self) -> Result<Vec<client::Root>, CommandError> {
+        self.roots_keyed(None).await
+    }
+
+    /// [`roots`](Self::roots) under a key of the handler's choosing (see
+    /// [`sample_as`](Self::sample_as)).
+    ///
+    /// # Errors
+    ///
+    /// As [`roots`](Self::roots).
+    pub async fn roots_as(&self, key: &str) -> Result<Vec<client::Root>, CommandError> {
+        self.roots_keyed(Some(key)).await
+    }
+
+    async fn roots_keyed(&self, key: Option<&str>) -> Result<Vec<client::Root>, CommandError> {
+        match &self.inner.client {
+            Some(client) if client.can_list_roots() => client.list_roots(key).await,
+            _ => Err(client::cannot_list_roots()),
         }
     }
 
@@ -305,11 +363,34 @@ impl CommandContext {
         &self,
         message: impl Into<String>,
     ) -> Result<Elicitation<T>, CommandError> {
+        self.elicit_keyed(None, message.into()).await
+    }
+
+    /// [`elicit`](Self::elicit) under a key of the handler's choosing, which names the
+    /// question across the rounds of an MCP 2026-07-28 call (the client answers under that
+    /// key). Without one the key is derived from the form itself.
+    ///
+    /// # Errors
+    ///
+    /// As [`elicit`](Self::elicit).
+    pub async fn elicit_as<T: JsonSchema + DeserializeOwned>(
+        &self,
+        key: &str,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, CommandError> {
+        self.elicit_keyed(Some(key), message.into()).await
+    }
+
+    async fn elicit_keyed<T: JsonSchema + DeserializeOwned>(
+        &self,
+        key: Option<&str>,
+        message: String,
+    ) -> Result<Elicitation<T>, CommandError> {
         if !self.can_elicit() {
             return Err(client::cannot_elicit());
         }
         let schema = client::form_schema::<T>()?;
-        match self.elicit_schema(message, schema).await? {
+        match self.elicit_schema_keyed(key, message, schema).await? {
             Elicitation::Accept(value) => serde_json::from_value(value)
                 .map(Elicitation::Accept)
                 .map_err(|error| {
@@ -336,8 +417,33 @@ impl CommandContext {
         message: impl Into<String>,
         schema: Value,
     ) -> Result<Elicitation<Value>, CommandError> {
+        self.elicit_schema_keyed(None, message.into(), schema).await
+    }
+
+    /// [`elicit_schema`](Self::elicit_schema) under a key of the handler's choosing (see
+    /// [`elicit_as`](Self::elicit_as)).
+    ///
+    /// # Errors
+    ///
+    /// As [`elicit_schema`](Self::elicit_schema).
+    pub async fn elicit_schema_as(
+        &self,
+        key: &str,
+        message: impl Into<String>,
+        schema: Value,
+    ) -> Result<Elicitation<Value>, CommandError> {
+        self.elicit_schema_keyed(Some(key), message.into(), schema)
+            .await
+    }
+
+    async fn elicit_schema_keyed(
+        &self,
+        key: Option<&str>,
+        message: String,
+        schema: Value,
+    ) -> Result<Elicitation<Value>, CommandError> {
         match &self.inner.client {
-            Some(client) if client.can_elicit() => client.elicit(message.into(), schema).await,
+            Some(client) if client.can_elicit() => client.elicit_keyed(key, message, schema).await,
             _ => Err(client::cannot_elicit()),
         }
     }

@@ -63,8 +63,17 @@ pub mod codes {
     pub const CLIENT_CANNOT_SAMPLE: &str = "CLIENT_CANNOT_SAMPLE";
     /// A handler asked the client's user (elicitation), and the client cannot show forms.
     pub const CLIENT_CANNOT_ELICIT: &str = "CLIENT_CANNOT_ELICIT";
+    /// A handler asked the client for its roots, and the client cannot list them.
+    pub const CLIENT_CANNOT_LIST_ROOTS: &str = "CLIENT_CANNOT_LIST_ROOTS";
     /// A request to the client (sampling, elicitation) failed on the way or was refused.
     pub const CLIENT_REQUEST_FAILED: &str = "CLIENT_REQUEST_FAILED";
+    /// A handler asked the client something whose answer is not there yet: on MCP
+    /// 2026-07-28 the call is answered `input_required` and resumes when the client calls
+    /// again with the answer. A surface that cannot resume a call shows it as is.
+    pub const INPUT_REQUIRED: &str = "INPUT_REQUIRED";
+    /// A command that declares it needs a client capability (`needs_client`) was called by
+    /// a client that did not declare it.
+    pub const CLIENT_CAPABILITY_MISSING: &str = "CLIENT_CAPABILITY_MISSING";
 }
 
 /// A structured failure: a stable `code`, a human-readable `message`, and a `suggestion`

@@ -1,6 +1,6 @@
 //! What a handler can ask of the client that called it, independent of the surface: send
-//! it log messages ([`LogSink`]), ask its model for a completion ([`SamplingRequest`]) or
-//! its user for a form ([`Elicitation`]). A handler does all of it through its
+//! it log messages ([`LogSink`]), ask its model for a completion ([`SamplingRequest`]), its
+//! user for a form ([`Elicitation`]) or the roots it works in ([`Root`]). A handler does all of it through its
 //! [`CommandContext`](crate::CommandContext); the surface running the call decides where it
 //! goes (an MCP client, the terminal) and what it cannot do.
 
@@ -21,9 +21,25 @@ pub(crate) use forward::{scope_tracing, scope_tracing_sync};
 pub use log::{LogLevel, LogMessage, LogSink, UnknownLogLevel};
 pub use sampling::{Role, SamplingMessage, SamplingRequest, SamplingResponse};
 
+/// A root the client works in (MCP's `roots/list`): a `file://` URI and an optional name.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Root {
+    /// The root's URI.
+    pub uri: String,
+    /// Its name, when the client gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
 /// Requests a surface can forward to the client that made the call: sampling (the
-/// client's model) and elicitation (its user). The default methods say the client cannot
-/// do either, so a surface implements only what its client declared.
+/// client's model), elicitation (its user) and its roots. The default methods say the
+/// client cannot do any of it, so a surface implements only what its client declared.
+///
+/// The `*_keyed` methods carry the key that names a question across the rounds of a
+/// request on MCP 2026-07-28 (where the server asks by answering `input_required` and the
+/// client calls again with the answers under the same keys). `None` lets the surface derive
+/// one from the question itself. Surfaces that ask as the call runs ignore the key: the
+/// defaults forward to the plain methods.
 pub trait ClientRequests: Send + Sync + 'static {
     /// Whether the client declared that it can sample.
     fn can_sample(&self) -> bool {
@@ -53,6 +69,39 @@ pub trait ClientRequests: Send + Sync + 'static {
         let _ = (message, schema);
         Box::pin(async { Err(cannot_elicit()) })
     }
+
+    /// [`sample`](Self::sample) under the key `key` names the question by.
+    fn sample_keyed(
+        &self,
+        key: Option<&str>,
+        request: SamplingRequest,
+    ) -> BoxFuture<'_, Result<SamplingResponse, CommandError>> {
+        let _ = key;
+        self.sample(request)
+    }
+
+    /// [`elicit`](Self::elicit) under the key `key` names the question by.
+    fn elicit_keyed(
+        &self,
+        key: Option<&str>,
+        message: String,
+        schema: Value,
+    ) -> BoxFuture<'_, Result<Elicitation<Value>, CommandError>> {
+        let _ = key;
+        self.elicit(message, schema)
+    }
+
+    /// Whether the client declared that it can list its roots.
+    fn can_list_roots(&self) -> bool {
+        false
+    }
+
+    /// Asks the client for its roots (`roots/list`), under the key `key` names the question
+    /// by.
+    fn list_roots(&self, key: Option<&str>) -> BoxFuture<'_, Result<Vec<Root>, CommandError>> {
+        let _ = key;
+        Box::pin(async { Err(cannot_list_roots()) })
+    }
 }
 
 /// The error of a sampling request the caller cannot serve.
@@ -63,6 +112,18 @@ pub(crate) fn cannot_sample() -> CommandError {
     )
     .with_suggestion(
         "Call this command from an MCP client that supports sampling, or give the text it needs as input.",
+    )
+    .with_retryable(false)
+}
+
+/// The error of a `roots/list` the caller cannot serve.
+pub(crate) fn cannot_list_roots() -> CommandError {
+    CommandError::new(
+        crate::error::codes::CLIENT_CANNOT_LIST_ROOTS,
+        "The client of this call cannot list its roots: it declared no `roots` capability (or the surface has none)",
+    )
+    .with_suggestion(
+        "Call this command from an MCP client that supports roots, or pass the paths it needs as input.",
     )
     .with_retryable(false)
 }

@@ -4,6 +4,7 @@
 //! `logging/setLevel`, and `tools/call` through the one call path.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use futures_util::FutureExt as _;
 use rmcp::model::{
@@ -19,11 +20,13 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::server::call::{CALL_PANICKED, Outbound, ToolCall};
+use super::server::call::{Answer, CALL_PANICKED, Input, Outbound, ToolCall};
 use super::server::listing::page;
 use super::server::observe::{Observed, Request};
+use super::server::rounds::{Bound, Declared};
 use super::server::state::McpServer;
 use super::server::{prompts, resources};
+use super::wire::message::META_CAPABILITIES;
 use crate::resource::{ResourceUpdates, SubscriberId};
 
 impl ServerHandler for McpServer {
@@ -279,9 +282,42 @@ impl ServerHandler for McpServer {
         self.timed(
             self.observe("prompts/get", Some(&request.name), &context),
             async move {
-                prompts::get(&self.inner.prompts, self.inner.context.clone(), request)
-                    .await
-                    .map(Into::into)
+                let mut ctx = self.inner.context.clone();
+                // On the stateless revision a prompt asks its client through rounds, as a
+                // tool call does.
+                let round = match legacy(&context) {
+                    true => None,
+                    false => {
+                        let arguments =
+                            Value::Object(request.arguments.clone().unwrap_or_default());
+                        let subject = principal(&context).map(|p| p.subject().to_owned());
+                        let bound = Bound::new(
+                            "prompts/get",
+                            &request.name,
+                            &arguments,
+                            subject.as_deref(),
+                        );
+                        let responses = request
+                            .input_responses
+                            .clone()
+                            .map(|responses| Value::Object(responses.into_iter().collect()));
+                        let round = Arc::new(self.inner.rounds.client(
+                            &bound,
+                            Declared::of(context.meta.0.0.get(META_CAPABILITIES)),
+                            responses.as_ref(),
+                            request.request_state.as_deref(),
+                        )?);
+                        ctx = ctx.with_client(round.clone());
+                        Some((round, bound))
+                    }
+                };
+                let result = prompts::get(&self.inner.prompts, ctx, request).await;
+                if let Some((round, bound)) = round
+                    && let Some(asked) = self.inner.rounds.settle(&bound, &round)?
+                {
+                    return Ok(GetPromptResponse::InputRequired(asked));
+                }
+                result.map(Into::into)
             },
         )
         .await
@@ -329,6 +365,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let responses = request
+            .input_responses
+            .map(|responses| Value::Object(responses.into_iter().collect()));
+        let declared = Declared::of(context.meta.0.0.get(META_CAPABILITIES));
         let principal = principal(&context);
         let this = self.seen_by(principal.as_ref());
         let call = this.run_tool_call(ToolCall {
@@ -345,11 +385,20 @@ impl ServerHandler for McpServer {
             } else {
                 crate::telemetry::Origin::default()
             },
+            input: Input {
+                declared,
+                responses: responses.as_ref(),
+                state: request.request_state.as_deref(),
+            },
         });
         // A panic here would end rmcp's task for the request without an answer: answered
         // as the stdio front answers it.
         match AssertUnwindSafe(call).catch_unwind().await {
-            Ok(called) => Ok(called.answer.into_tool_result().into()),
+            Ok(called) => match called.answer {
+                Answer::InputRequired(result) => Ok(CallToolResponse::InputRequired(result)),
+                Answer::Protocol(error) => Err(error),
+                answer => Ok(answer.into_tool_result().into()),
+            },
             Err(_) => {
                 tracing::error!(tool = %request.name, "a tools/call panicked outside its handler");
                 Err(ErrorData::internal_error(CALL_PANICKED, None))

@@ -2,7 +2,8 @@
 //! (`@modelcontextprotocol/conformance`), written with afd-rs's public API only: tools with
 //! text, images, audio, embedded resources and mixes of them, errors, progress, logging,
 //! sampling and elicitation (typed forms with defaults and every kind of choice), a JSON
-//! Schema 2020-12 input, resources (text, binary, a
+//! Schema 2020-12 input, handlers that ask their client on MCP 2026-07-28's stateless wire
+//! ([`rounds`]), resources (text, binary, a
 //! template, one that changes), prompts (simple, with arguments, with an embedded resource
 //! and an image) and completions. `src/main.rs` serves them; the tests' fixture apps link
 //! them too.
@@ -11,6 +12,8 @@
 //! this crate names [`COMMANDS`] so that the linker keeps it.
 
 use std::time::Duration;
+
+pub mod rounds;
 
 use afd_runtime::client::{Elicitation, LogLevel, SamplingRequest};
 use afd_runtime::prelude::*;
@@ -510,7 +513,7 @@ pub fn context() -> CommandContext {
 }
 
 /// The tools (a binary naming them keeps this crate linked).
-pub const COMMANDS: [&afd_runtime::CommandDef; 15] = [
+pub const COMMANDS: [&afd_runtime::CommandDef; 24] = [
     simple_text::COMMAND,
     image::COMMAND,
     audio::COMMAND,
@@ -526,4 +529,13 @@ pub const COMMANDS: [&afd_runtime::CommandDef; 15] = [
     reconnection::COMMAND,
     json_schema_2020_12_tool::COMMAND,
     touch_resource::COMMAND,
+    rounds::ask_name::COMMAND,
+    rounds::ask_model::COMMAND,
+    rounds::ask_roots::COMMAND,
+    rounds::ask_confirm::COMMAND,
+    rounds::ask_three::COMMAND,
+    rounds::ask_twice::COMMAND,
+    rounds::ask_signed::COMMAND,
+    rounds::ask_what_it_can::COMMAND,
+    rounds::needs_sampling::COMMAND,
 ];

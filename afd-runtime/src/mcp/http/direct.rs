@@ -57,7 +57,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::ops::Body;
 use crate::auth::Principal;
-use crate::mcp::server::call::{CALL_PANICKED, Called, Outbound, PROGRESS_TOKEN, ToolCall};
+use crate::mcp::server::call::{
+    Answer, CALL_PANICKED, Called, Input, Outbound, PROGRESS_TOKEN, ToolCall,
+};
 use crate::mcp::server::caller::SESSION_HEADER;
 use crate::mcp::server::state::McpServer;
 use crate::mcp::server::state::WeakServer;
@@ -486,6 +488,10 @@ pub(in crate::mcp) async fn answer(
         }
         None => (server.seen_by(principal.as_ref()), None),
     };
+    let declared = meta
+        .as_ref()
+        .map(|meta| meta.inline.declared)
+        .unwrap_or_default();
     let meta = meta.map(|meta| meta.read);
     let asked_progress = meta
         .as_ref()
@@ -509,6 +515,10 @@ pub(in crate::mcp) async fn answer(
             principal,
             request_id: Some(request_id),
             origin,
+            input: Input {
+                declared,
+                ..Input::default()
+            },
         };
         // On the heap: the call path's future is large, and every future above it (this
         // one, the front's, hyper's) would otherwise hold it and be copied whole as each
@@ -558,6 +568,9 @@ pub(in crate::mcp) async fn answer(
 struct Ended {
     notifications: Vec<u8>,
     answer: Vec<u8>,
+    /// The HTTP status of an answer that is a JSON-RPC error, as rmcp gives it on the
+    /// stateless revision (-32021: 400).
+    status: hyper::StatusCode,
 }
 
 impl Ended {
@@ -574,6 +587,7 @@ impl Ended {
                 return Ended {
                     notifications: Vec::new(),
                     answer,
+                    status: hyper::StatusCode::OK,
                 };
             }
         };
@@ -592,9 +606,18 @@ impl Ended {
                 b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
             );
         }
+        let status = match &called.answer {
+            Answer::Protocol(error)
+                if stateless && error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY =>
+            {
+                hyper::StatusCode::BAD_REQUEST
+            }
+            _ => hyper::StatusCode::OK,
+        };
         Ended {
             notifications,
             answer: message::response_json(id, called.answer, stateless),
+            status,
         }
     }
 
@@ -612,7 +635,9 @@ impl Ended {
     /// nothing to send before the answer, else SSE.
     fn response(self, mut reported: Vec<u8>) -> Response<Body> {
         if reported.is_empty() && self.notifications.is_empty() {
-            return with_type(self.answer, "application/json");
+            let mut response = with_type(self.answer, "application/json");
+            *response.status_mut() = self.status;
+            return response;
         }
         reported.extend_from_slice(&self.events());
         with_type(reported, "text/event-stream")

@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use super::env::{
     BLOCKING_LIMIT_ENV, BLOCKING_POOL_ENV, COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV,
-    STRATEGY_ENV,
+    REQUEST_STATE_KEYS_ENV, STRATEGY_ENV,
 };
 use super::instructions::instructions;
 use super::listing;
+use super::rounds::{DEFAULT_STATE_TTL, Rounds};
 use super::state::{Inner, McpServer};
 use super::strategy::{Strategy, UnknownStrategy};
 use super::tools::Rendering;
@@ -51,6 +52,11 @@ pub enum BuildError {
     /// `AFD_BLOCKING_POOL` holds something other than on or off.
     #[error("{BLOCKING_POOL_ENV}: expected on or off, not '{0}'")]
     BlockingPool(String),
+    /// The keys that sign request states (`AFD_REQUEST_STATE_KEYS` or
+    /// [`McpServerBuilder::request_state_keys`]) are unusable, or the OS random source
+    /// that would make one cannot be read.
+    #[error("{REQUEST_STATE_KEYS_ENV}: {0}")]
+    RequestStateKeys(String),
     /// An eager command is not exposed.
     #[error("eager command '{0}' is not exposed on this server")]
     Eager(String),
@@ -80,6 +86,8 @@ pub struct McpServerBuilder {
     audit: Option<Audit>,
     ready_checks: Vec<(String, ReadyProbe)>,
     drain: Option<Drain>,
+    state_keys: Option<Vec<(String, Vec<u8>)>>,
+    state_ttl: std::time::Duration,
 }
 
 impl McpServerBuilder {
@@ -105,7 +113,34 @@ impl McpServerBuilder {
             audit: None,
             ready_checks: Vec::new(),
             drain: None,
+            state_keys: None,
+            state_ttl: DEFAULT_STATE_TTL,
         }
+    }
+
+    /// The keys that sign the `requestState` of a call that asks its client something on
+    /// MCP 2026-07-28 (key id, secret of at least 32 bytes): the first signs, every one
+    /// opens, so a key is rotated by putting the new one first. Give every replica the same
+    /// keys for a call to resume on any of them. `AFD_REQUEST_STATE_KEYS` overrides them;
+    /// without either each process makes a random key of its own.
+    #[must_use]
+    pub fn request_state_keys(
+        mut self,
+        keys: impl IntoIterator<Item = (impl Into<String>, impl Into<Vec<u8>>)>,
+    ) -> Self {
+        self.state_keys = Some(
+            keys.into_iter()
+                .map(|(kid, key)| (kid.into(), key.into()))
+                .collect(),
+        );
+        self
+    }
+
+    /// How long a `requestState` may be brought back (default ten minutes).
+    #[must_use]
+    pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.state_ttl = ttl;
+        self
     }
 
     /// Shares `drain` with other servers (a gateway's catalog rebuilt while it serves):
@@ -336,6 +371,19 @@ impl McpServerBuilder {
                 _ => return Err(BuildError::BlockingLimit(limit)),
             }
         }
+        let state_keys = match std::env::var(REQUEST_STATE_KEYS_ENV) {
+            Ok(text) if !text.trim().is_empty() => {
+                Some(Rounds::parse_keys(&text).map_err(BuildError::RequestStateKeys)?)
+            }
+            _ => self.state_keys,
+        };
+        let rounds = match state_keys {
+            Some(keys) => {
+                Rounds::with_keys(&keys, self.state_ttl).map_err(BuildError::RequestStateKeys)?
+            }
+            None => Rounds::random(self.state_ttl)
+                .map_err(|error| BuildError::RequestStateKeys(error.to_string()))?,
+        };
         let options = listing::Options {
             list_names: self.list_names,
             bootstrap: self.bootstrap,
@@ -384,6 +432,7 @@ impl McpServerBuilder {
             options,
             custom_instructions,
             views: Default::default(),
+            rounds: Arc::new(rounds),
             audit: Arc::new(self.audit.unwrap_or_default()),
             readiness: self
                 .ready_checks

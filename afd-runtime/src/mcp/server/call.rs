@@ -8,7 +8,10 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, JsonObject, ProgressNotificationParam, ProgressToken};
+use rmcp::model::{
+    CallToolResult, ClientCapabilities, ErrorData, InputRequiredResult, JsonObject,
+    ProgressNotificationParam, ProgressToken,
+};
 use rmcp::{Peer, RoleServer};
 use serde::{Deserialize as _, Serialize};
 use serde_json::{Value, json};
@@ -20,6 +23,7 @@ use super::client::{LevelCell, McpClient, McpLog};
 use super::env::SESSION_META;
 use super::observe::Request;
 use super::progress::Progress;
+use super::rounds::{Bound, Declared, RoundClient};
 use super::state::McpServer;
 use super::tools::{BATCH, DETAIL, DISCOVER, DOCS, HELP, PIPE, Route, SCHEMA};
 use crate::audit::{AuditEvent, Decision};
@@ -56,6 +60,20 @@ pub(in crate::mcp) struct ToolCall<'a> {
     pub(in crate::mcp) request_id: Option<String>,
     /// Where the request came from, for its span.
     pub(in crate::mcp) origin: Origin,
+    /// What a 2026-07-28 request brought for a handler that asks its client something:
+    /// the capabilities its `_meta` declared, the answers and the state of earlier rounds.
+    pub(in crate::mcp) input: Input<'a>,
+}
+
+/// What a 2026-07-28 request declared and answered (see [`rounds`](super::rounds)).
+#[derive(Clone, Copy, Default)]
+pub(in crate::mcp) struct Input<'a> {
+    /// The client capabilities its `_meta` declared.
+    pub(in crate::mcp) declared: Declared,
+    /// Its `inputResponses`.
+    pub(in crate::mcp) responses: Option<&'a Value>,
+    /// Its `requestState`.
+    pub(in crate::mcp) state: Option<&'a str>,
 }
 
 /// Where a call's messages to its client go.
@@ -106,6 +124,7 @@ impl McpServer {
             principal,
             request_id,
             origin,
+            input,
         } = call;
         let started = std::time::Instant::now();
         let span = self.server_span(&Request {
@@ -147,18 +166,36 @@ impl McpServer {
         // drain has begun.
         let Some(_work) = self.inner.drain.enter() else {
             let answer = Answer::Command(CommandResult::failure(shutting_down()));
-            if let Some(mut event) = audited {
-                event.decision = Decision::ToolError;
-                event.error = Some(codes::SHUTTING_DOWN.to_owned());
-                event.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-                audit.record(&event);
+            return self.refused(audited, codes::SHUTTING_DOWN, started, answer);
+        };
+        // A command that needs a client capability the caller did not declare does not run.
+        if let Some(answer) = self.missing_capability(name, &arguments, legacy, peer, input) {
+            return self.refused(audited, codes::CLIENT_CAPABILITY_MISSING, started, answer);
+        }
+        // On the stateless revision the handler asks its client through rounds: the
+        // request's answers, and its state bound to the request.
+        let subject = principal.as_ref().map(|p| p.subject().to_owned());
+        let bound =
+            (!legacy).then(|| Bound::new("tools/call", name, &arguments, subject.as_deref()));
+        let round = match &bound {
+            None => None,
+            Some(bound) => {
+                match self
+                    .inner
+                    .rounds
+                    .client(bound, input.declared, input.responses, input.state)
+                {
+                    Ok(round) => Some(Arc::new(match self.inner.routes.get(name) {
+                        Some(Route::Batch) => round.within(BATCH),
+                        Some(Route::Pipe) => round.within(PIPE),
+                        _ => round,
+                    })),
+                    Err(error) => {
+                        let answer = Answer::Protocol(error);
+                        return self.refused(audited, codes::VALIDATION_ERROR, started, answer);
+                    }
+                }
             }
-            return Called {
-                answer,
-                notified: false,
-                held: Vec::new(),
-                listing_changed: false,
-            };
         };
         // The call's own token: cancelled by the client's request, or by the drain once its
         // grace period is over (the answer is then CANCELLED, and still sent).
@@ -195,8 +232,10 @@ impl McpServer {
             McpLog::new(client.cloned(), Arc::new(LevelCell::of_request(meta)), true)
         };
         ctx = ctx.with_log(Arc::new(log.clone()));
-        if let Some(peer) = client {
-            ctx = ctx.with_client(Arc::new(McpClient::new(peer.clone())));
+        match (&round, client) {
+            (Some(round), _) => ctx = ctx.with_client(round.clone()),
+            (None, Some(peer)) => ctx = ctx.with_client(Arc::new(McpClient::new(peer.clone()))),
+            (None, None) => {}
         }
         let progress = match (progress, client, progress_to) {
             (Some(token), Some(peer), _) => Some(Progress::new(peer.clone(), token)),
@@ -231,6 +270,12 @@ impl McpServer {
                     call.await
                 }
             }
+        };
+        // A round that left a question unanswered is answered with the questions, whatever
+        // the handler made of the error its question returned.
+        let answer = match (round, &bound) {
+            (Some(round), Some(bound)) => self.after_round(answer, &round, bound),
+            _ => answer,
         };
         if !answer.success() {
             telemetry::fail(&span, "tool_error");
@@ -283,6 +328,107 @@ impl McpServer {
             notified,
             held: log.take_held(),
             listing_changed,
+        }
+    }
+
+    /// A call refused before it ran: `answer`, recorded in the audit trail under `code`.
+    fn refused(
+        &self,
+        audited: Option<AuditEvent>,
+        code: &str,
+        started: std::time::Instant,
+        answer: Answer,
+    ) -> Called {
+        if let Some(mut event) = audited {
+            event.decision = Decision::ToolError;
+            event.error = Some(code.to_owned());
+            event.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+            self.inner.audit.record(&event);
+        }
+        Called {
+            answer,
+            notified: false,
+            held: Vec::new(),
+            listing_changed: false,
+        }
+    }
+
+    /// The answer of a call whose command needs a client capability the caller did not
+    /// declare: on the stateless revision the protocol's error (-32021), else a tool error
+    /// the agent can read. `None` when nothing is missing (or nothing can be known).
+    fn missing_capability(
+        &self,
+        name: &str,
+        arguments: &Value,
+        legacy: bool,
+        peer: Outbound<'_>,
+        input: Input<'_>,
+    ) -> Option<Answer> {
+        let route = self.inner.routes.get(name);
+        let argument = |key: &str| arguments.get(key).and_then(Value::as_str);
+        let command = Route::command(route, name, argument)?;
+        let needs = self
+            .inner
+            .dispatcher
+            .registry()
+            .get(command)?
+            .def()
+            .needs_client();
+        if needs.is_empty() {
+            return None;
+        }
+        let declared = if legacy {
+            // A session's client declared its capabilities at `initialize`; a call whose
+            // messages are held has a client that declared neither sampling nor elicitation.
+            match peer {
+                Outbound::Peer(peer) => Declared::of(
+                    peer.peer_info()
+                        .and_then(|info| serde_json::to_value(&info.capabilities).ok())
+                        .as_ref(),
+                ),
+                Outbound::Held(_) => return None,
+            }
+        } else {
+            input.declared
+        };
+        let missing: Vec<&str> = needs
+            .iter()
+            .copied()
+            .filter(|need| !declared.has(need))
+            .collect();
+        if missing.is_empty() {
+            return None;
+        }
+        if !legacy {
+            let required: serde_json::Map<String, Value> = missing
+                .iter()
+                .map(|need| ((*need).to_owned(), json!({})))
+                .collect();
+            let required = serde_json::from_value::<ClientCapabilities>(Value::Object(required))
+                .unwrap_or_default();
+            return Some(Answer::Protocol(
+                ErrorData::missing_required_client_capability(required),
+            ));
+        }
+        let error = CommandError::new(
+            codes::CLIENT_CAPABILITY_MISSING,
+            format!(
+                "'{command}' needs a client that supports {}, which this client did not declare",
+                missing.join(" and ")
+            ),
+        )
+        .with_suggestion("Call it from an MCP client that declares these capabilities.")
+        .with_retryable(false);
+        Some(Answer::Command(CommandResult::failure(error)))
+    }
+
+    /// What a round of a stateless call comes to: the handler's answer, the questions it
+    /// left unanswered, or the error of an answer that does not fit its question.
+    fn after_round(&self, answer: Answer, round: &RoundClient, bound: &Bound) -> Answer {
+        match self.inner.rounds.settle(bound, round) {
+            Ok(None) => answer,
+            Ok(Some(result)) => Answer::InputRequired(result),
+            Err(error) => Answer::Protocol(error),
         }
     }
 
@@ -455,6 +601,10 @@ pub(in crate::mcp) enum Answer {
     Command(CommandResult<Value>),
     Batch(BatchResult),
     Pipe(PipeResult),
+    /// The handler asked its client something (2026-07-28): the questions and the state.
+    InputRequired(InputRequiredResult),
+    /// The request itself is refused: a JSON-RPC error, not a tool result.
+    Protocol(ErrorData),
 }
 
 impl Answer {
@@ -463,6 +613,8 @@ impl Answer {
             Answer::Command(result) => result.success,
             Answer::Batch(result) => result.success,
             Answer::Pipe(result) => result.success,
+            Answer::InputRequired(_) => true,
+            Answer::Protocol(_) => false,
         }
     }
 
@@ -475,6 +627,8 @@ impl Answer {
                 .iter()
                 .find_map(|entry| entry.result.error.as_ref().map(|e| e.code.as_ref())),
             Answer::Pipe(result) => result.error.as_ref().map(|e| e.code.as_ref()),
+            Answer::InputRequired(_) => None,
+            Answer::Protocol(_) => None,
         }
     }
 
@@ -493,6 +647,21 @@ impl Answer {
             Answer::Command(result) => tool_result(result, success),
             Answer::Batch(result) => tool_result(result, success),
             Answer::Pipe(result) => tool_result(result, success),
+            // Never built for a caller that takes a tool result: said as a tool error.
+            Answer::InputRequired(_) => tool_result(
+                &CommandResult::<Value>::failure(CommandError::new(
+                    codes::INPUT_REQUIRED,
+                    "The call needs the client's input, which this surface cannot ask for",
+                )),
+                false,
+            ),
+            Answer::Protocol(error) => tool_result(
+                &CommandResult::<Value>::failure(CommandError::new(
+                    codes::VALIDATION_ERROR,
+                    error.message.to_string(),
+                )),
+                false,
+            ),
         }
     }
 
@@ -503,6 +672,8 @@ impl Answer {
             Answer::Command(result) => serde_json::to_string(result),
             Answer::Batch(result) => serde_json::to_string(result),
             Answer::Pipe(result) => serde_json::to_string(result),
+            Answer::InputRequired(result) => serde_json::to_string(result),
+            Answer::Protocol(error) => serde_json::to_string(error),
         };
         json.unwrap_or_else(|error| serialization_failure(&error).to_string())
     }

@@ -33,3 +33,9 @@ pub const BLOCKING_POOL_ENV: &str = "AFD_BLOCKING_POOL";
 /// once in the process (a whole number, at least 1), read at start-up through
 /// [`blocking::set_limit`](crate::blocking::set_limit).
 pub const BLOCKING_LIMIT_ENV: &str = "AFD_BLOCKING_LIMIT";
+
+/// The environment variable holding the keys that sign the `requestState` of a call that
+/// asks its client something on MCP 2026-07-28: `id:base64,id:base64` (each key at least
+/// 32 bytes), the first signing, every one opening. Give every replica the same keys so a
+/// call resumes on any of them; unset, each process makes its own random key.
+pub const REQUEST_STATE_KEYS_ENV: &str = "AFD_REQUEST_STATE_KEYS";

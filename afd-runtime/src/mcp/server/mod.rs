@@ -17,6 +17,7 @@ pub(in crate::mcp) mod observe;
 mod progress;
 pub(in crate::mcp) mod prompts;
 pub(in crate::mcp) mod resources;
+pub(in crate::mcp) mod rounds;
 pub(in crate::mcp) mod state;
 mod strategy;
 pub(in crate::mcp) mod tools;
@@ -25,7 +26,7 @@ mod tools_list;
 pub use builder::{BuildError, McpServerBuilder};
 pub use env::{
     BLOCKING_LIMIT_ENV, BLOCKING_POOL_ENV, COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV,
-    SESSION_META, STRATEGY_ENV,
+    REQUEST_STATE_KEYS_ENV, SESSION_META, STRATEGY_ENV,
 };
 pub use progress::Progress;
 pub use resources::{CATALOG_URI, CATEGORIES_PREFIX, COMMANDS_PREFIX};

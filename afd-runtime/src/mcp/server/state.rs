@@ -51,6 +51,8 @@ pub(in crate::mcp) struct Inner {
     pub(in crate::mcp) custom_instructions: bool,
     /// The server as seen by callers granted each scope set, made on first use.
     pub(in crate::mcp) views: PerScopes<Inner>,
+    /// How the state of a call that asks its client something is sealed (2026-07-28).
+    pub(in crate::mcp) rounds: Arc<super::rounds::Rounds>,
     /// Where decisions are recorded.
     pub(in crate::mcp) audit: Arc<Audit>,
     /// The drain every transport of the server shares.
@@ -100,6 +102,7 @@ impl Inner {
             options: self.options,
             custom_instructions: self.custom_instructions,
             views: PerScopes::default(),
+            rounds: self.rounds.clone(),
             audit: self.audit.clone(),
             drain: self.drain.clone(),
             readiness: self.readiness.clone(),

@@ -49,7 +49,7 @@ use tokio_util::sync::CancellationToken;
 use super::lines::{self, Line};
 use super::order::{Counted, Order};
 use crate::command::ExecutionTime;
-use crate::mcp::server::call::{Outbound, PROGRESS_TOKEN, ToolCall};
+use crate::mcp::server::call::{Input, Outbound, PROGRESS_TOKEN, ToolCall};
 use crate::mcp::server::state::McpServer;
 use crate::mcp::server::tools::Route;
 use crate::mcp::wire::malformed::{self, Refused};
@@ -374,6 +374,10 @@ impl McpServer {
                 arguments,
                 meta,
             } = params;
+            let declared = meta
+                .as_ref()
+                .map(|meta| meta.inline.declared)
+                .unwrap_or_default();
             let call = ToolCall {
                 name: &name,
                 arguments: Value::Object(arguments.unwrap_or_default()),
@@ -384,6 +388,10 @@ impl McpServer {
                 principal: None,
                 request_id: Some(id.to_string()),
                 origin: crate::telemetry::Origin::default(),
+                input: Input {
+                    declared,
+                    ..Input::default()
+                },
             };
             let called = AssertUnwindSafe(self.run_tool_call(call))
                 .catch_unwind()

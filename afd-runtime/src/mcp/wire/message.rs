@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::mcp::server::SESSION_META;
 use crate::mcp::server::call::{Answer, CALL_PANICKED, PROGRESS_TOKEN};
+use crate::mcp::server::rounds::Declared;
 
 /// The `_meta` members of a 2026-07-28 request that carry the protocol version, the client
 /// and its capabilities.
@@ -97,6 +98,8 @@ pub(in crate::mcp) struct InlineMeta {
     /// The capabilities include sampling or elicitation: the server may ask the client
     /// something mid-call.
     pub(in crate::mcp) asks_client: bool,
+    /// The capabilities declared among those a handler may need.
+    pub(in crate::mcp) declared: Declared,
 }
 
 impl CallMeta {
@@ -139,6 +142,7 @@ impl<'de> Deserialize<'de> for CallMeta {
                             let capabilities = map.next_value::<Shape>()?;
                             meta.inline.capabilities = capabilities.object;
                             meta.inline.asks_client = capabilities.asks_client;
+                            meta.inline.declared = capabilities.declared;
                         }
                         SESSION_META | PROGRESS_TOKEN | "traceparent" | "tracestate"
                         | "baggage" => {
@@ -165,6 +169,7 @@ struct Shape<'a> {
     text: Option<Cow<'a, str>>,
     object: bool,
     asks_client: bool,
+    declared: Declared,
 }
 
 impl<'de> Deserialize<'de> for Shape<'de> {
@@ -195,14 +200,20 @@ impl<'de> Deserialize<'de> for Shape<'de> {
                 self,
                 mut map: A,
             ) -> Result<Shape<'de>, A::Error> {
-                let mut asks_client = false;
+                let mut declared = Declared::default();
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    asks_client |= matches!(&*key, "sampling" | "elicitation");
+                    match &*key {
+                        "sampling" => declared.sampling = true,
+                        "elicitation" => declared.elicitation = true,
+                        "roots" => declared.roots = true,
+                        _ => {}
+                    }
                     map.next_value::<IgnoredAny>()?;
                 }
                 Ok(Shape {
                     object: true,
-                    asks_client,
+                    asks_client: declared.sampling || declared.elicitation,
+                    declared,
                     ..Shape::default()
                 })
             }
@@ -410,6 +421,21 @@ pub(in crate::mcp) fn response_line(id: &Value, answer: Answer, complete: bool) 
 /// The response rmcp writes for `answer`: with `resultType: "complete"` when `complete`
 /// (2026-07-28), without on earlier versions.
 pub(in crate::mcp) fn response_json(id: &Value, answer: Answer, complete: bool) -> Vec<u8> {
+    let answer = match answer {
+        Answer::InputRequired(result) => {
+            return serde_json::to_vec(
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            )
+            .unwrap_or_default();
+        }
+        Answer::Protocol(error) => {
+            return serde_json::to_vec(
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error}),
+            )
+            .unwrap_or_default();
+        }
+        answer => answer,
+    };
     if answer.has_content() {
         // Content blocks of the command's own: the result as rmcp would write it.
         let mut result = answer.into_tool_result();
