@@ -1,13 +1,14 @@
 //! `AFD_TOOL_STRATEGY`, or `TOOL_LOADING` (`eager` or `lazy`), overrides the strategy at
 //! start-up, `AFD_OUTPUT_SCHEMAS` turns output schemas on or off, `AFD_COMPACT_SCHEMAS`
 //! the compaction of input schemas, and `AFD_BLOCKING_POOL` / `AFD_BLOCKING_LIMIT` where
-//! blocking handlers run and how many at once. Alone in its test binary, with one test,
+//! blocking handlers run and how many at once, `AFD_REQUEST_STATE_KEYS` the keys that sign
+//! the state of a call that asks its client something. Alone in its test binary, with one test,
 //! because the environment is process-wide.
 
 use afd_runtime::Registry;
 use afd_runtime::mcp::{
     BLOCKING_LIMIT_ENV, BLOCKING_POOL_ENV, COMPACT_SCHEMAS_ENV, LOADING_ENV, McpServer,
-    OUTPUT_SCHEMAS_ENV, STRATEGY_ENV, Strategy,
+    OUTPUT_SCHEMAS_ENV, REQUEST_STATE_KEYS_ENV, STRATEGY_ENV, Strategy,
 };
 
 fn build() -> Result<McpServer, afd_runtime::mcp::BuildError> {
@@ -21,6 +22,7 @@ fn build() -> Result<McpServer, afd_runtime::mcp::BuildError> {
 #[test]
 fn the_environment_overrides_the_strategy() {
     blocking_variables();
+    request_state_keys_variable();
     strategy_variable();
     loading_variable();
     seen_by_a_client();
@@ -211,4 +213,20 @@ fn blocking_variables() {
     assert_eq!(afd_runtime::blocking::limit(), 3);
     unsafe { std::env::remove_var(BLOCKING_POOL_ENV) };
     unsafe { std::env::remove_var(BLOCKING_LIMIT_ENV) };
+}
+
+/// Keys of at least 32 bytes as `id:base64` pairs; anything else stops the build, naming
+/// the variable, without echoing a key.
+fn request_state_keys_variable() {
+    let key = "QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE="; // 32 bytes of `A`
+    unsafe { std::env::set_var(REQUEST_STATE_KEYS_ENV, format!("new:{key},old:{key}")) };
+    build().unwrap();
+    unsafe { std::env::set_var(REQUEST_STATE_KEYS_ENV, "short:c2hvcnQ=") };
+    let error = build().unwrap_err().to_string();
+    assert!(error.starts_with("AFD_REQUEST_STATE_KEYS: "), "{error}");
+    assert!(!error.contains("c2hvcnQ"), "{error}");
+    unsafe { std::env::set_var(REQUEST_STATE_KEYS_ENV, "no-colon") };
+    assert!(build().is_err());
+    unsafe { std::env::remove_var(REQUEST_STATE_KEYS_ENV) };
+    build().unwrap();
 }

@@ -507,13 +507,38 @@ pub async fn elicitation_enums(ctx: &CommandContext) -> Result<Value, CommandErr
     )
 }
 
+/// Input of `test_custom_header`.
+#[derive(Deserialize, JsonSchema)]
+pub struct Regional {
+    /// The region to look in; also sent as the `Mcp-Param-Region` header, which the server
+    /// checks against this value before the call runs.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    pub region: String,
+    /// What to look up.
+    pub query: Option<String>,
+}
+
+/// Looks something up in a region named in the body and in a header alike (SEP-2243).
+#[command(
+    name = "test_custom_header",
+    title = "Custom header",
+    category = "conformance"
+)]
+pub fn custom_header(input: Regional) -> String {
+    format!(
+        "Looked up {} in {}",
+        input.query.as_deref().unwrap_or("everything"),
+        input.region
+    )
+}
+
 /// The state the fixtures need in the context: how often the watched resource changed.
 pub fn context() -> CommandContext {
     CommandContext::new().with_state(std::sync::atomic::AtomicU64::new(0))
 }
 
 /// The tools (a binary naming them keeps this crate linked).
-pub const COMMANDS: [&afd_runtime::CommandDef; 24] = [
+pub const COMMANDS: [&afd_runtime::CommandDef; 25] = [
     simple_text::COMMAND,
     image::COMMAND,
     audio::COMMAND,
@@ -529,6 +554,7 @@ pub const COMMANDS: [&afd_runtime::CommandDef; 24] = [
     reconnection::COMMAND,
     json_schema_2020_12_tool::COMMAND,
     touch_resource::COMMAND,
+    custom_header::COMMAND,
     rounds::ask_name::COMMAND,
     rounds::ask_model::COMMAND,
     rounds::ask_roots::COMMAND,

@@ -9,6 +9,70 @@
 
 use serde_json::{Map, Value, json};
 
+/// The keyword that names the `Mcp-Param-*` header carrying a property's value (SEP-2243).
+const HEADER_PARAM: &str = "x-mcp-header";
+
+/// Checks the `x-mcp-header` annotations of an advertised input schema as a client reads
+/// them (an MCP client drops a tool whose annotations it cannot use): each on a top-level
+/// property of type string, integer or boolean, naming an HTTP token, no two alike but for
+/// case.
+///
+/// # Errors
+///
+/// The first annotation at fault, in words.
+pub(in crate::mcp) fn header_params(schema: &Map<String, Value>) -> Result<(), String> {
+    fn count(value: &Value) -> usize {
+        match value {
+            Value::Object(map) => map
+                .iter()
+                .map(|(key, value)| usize::from(key == HEADER_PARAM) + count(value))
+                .sum(),
+            Value::Array(items) => items.iter().map(count).sum(),
+            _ => 0,
+        }
+    }
+    let total: usize = schema
+        .iter()
+        .map(|(key, value)| usize::from(key == HEADER_PARAM) + count(value))
+        .sum();
+    if total == 0 {
+        return Ok(());
+    }
+    let mut seen = std::collections::HashSet::new();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    for (name, property) in properties.into_iter().flatten() {
+        let Some(header) = property.get(HEADER_PARAM) else {
+            continue;
+        };
+        let header = header
+            .as_str()
+            .filter(|header| !header.is_empty() && header.bytes().all(is_tchar))
+            .ok_or_else(|| format!("`{name}`: {HEADER_PARAM} must name an HTTP token"))?;
+        if !seen.insert(header.to_ascii_lowercase()) {
+            return Err(format!("`{name}`: {HEADER_PARAM} `{header}` is used twice"));
+        }
+        if !matches!(
+            property.get("type").and_then(Value::as_str),
+            Some("string" | "integer" | "boolean")
+        ) {
+            return Err(format!(
+                "`{name}`: {HEADER_PARAM} needs a property of type string, integer or boolean"
+            ));
+        }
+    }
+    if seen.len() != total {
+        return Err(format!(
+            "{HEADER_PARAM} may only annotate a top-level property of the input"
+        ));
+    }
+    Ok(())
+}
+
+/// A character of an HTTP token (RFC 9110).
+fn is_tchar(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
+}
+
 /// Which schema a rendering is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Side {
@@ -316,6 +380,24 @@ fn referenced(schema: &Value) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn header_params_sit_on_top_level_primitive_properties_with_token_names() {
+        let ok = json!({"properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
+        assert!(header_params(ok.as_object().unwrap()).is_ok());
+        let nested = json!({"properties": {"a": {"type": "object",
+            "properties": {"b": {"type": "string", "x-mcp-header": "B"}}}}});
+        assert!(header_params(nested.as_object().unwrap()).is_err());
+        let object = json!({"properties": {"a": {"type": "object", "x-mcp-header": "A"}}});
+        assert!(header_params(object.as_object().unwrap()).is_err());
+        let spaced = json!({"properties": {"a": {"type": "string", "x-mcp-header": "A B"}}});
+        assert!(header_params(spaced.as_object().unwrap()).is_err());
+        let twice = json!({"properties": {
+            "a": {"type": "string", "x-mcp-header": "Name"},
+            "b": {"type": "string", "x-mcp-header": "name"}}});
+        assert!(header_params(twice.as_object().unwrap()).is_err());
+    }
+
     use super::*;
 
     #[test]

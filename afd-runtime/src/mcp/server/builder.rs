@@ -57,6 +57,15 @@ pub enum BuildError {
     /// that would make one cannot be read.
     #[error("{REQUEST_STATE_KEYS_ENV}: {0}")]
     RequestStateKeys(String),
+    /// A listed tool's input schema has an `x-mcp-header` annotation a client could not
+    /// use (a client drops such a tool).
+    #[error("tool '{tool}': {reason}")]
+    HeaderParam {
+        /// The tool.
+        tool: String,
+        /// What is wrong with the annotation.
+        reason: String,
+    },
     /// An eager command is not exposed.
     #[error("eager command '{0}' is not exposed on this server")]
     Eager(String),
@@ -396,6 +405,14 @@ impl McpServerBuilder {
         for (tool, route) in listing {
             routes.insert(tool.name.to_string(), route);
             tools.push(tool);
+        }
+        for tool in &tools {
+            super::advertise::header_params(&tool.input_schema).map_err(|reason| {
+                BuildError::HeaderParam {
+                    tool: tool.name.to_string(),
+                    reason,
+                }
+            })?;
         }
         let custom_instructions = self.instructions.is_some();
         let instructions = self
