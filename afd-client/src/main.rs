@@ -6,7 +6,8 @@
 //! the lazy strategy does not list through afd-detail (for the schema) and afd-call.
 //! `resources`, `read`, `prompts` and `prompt` reach the server's resources and prompts.
 //! `shell` reads the same subcommands line by line, with history and Tab completion of
-//! tool and command names.
+//! tool and command names. A server behind a bearer token is reached with `--token` or
+//! `AFD_TOKEN`.
 
 mod declared;
 mod shell;
@@ -18,6 +19,7 @@ use afd_runtime::cli::{EXIT_FAILURE, EXIT_SUCCESS, EXIT_USAGE, render_data};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
 use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
@@ -40,6 +42,13 @@ fn command() -> Command {
                 .long("url")
                 .value_name("URL")
                 .help("Connect to this streamable HTTP MCP endpoint (https:// checked against the system's roots, or the CA file in SSL_CERT_FILE)"),
+        )
+        .arg(
+            Arg::new("token")
+                .long("token")
+                .value_name("TOKEN")
+                .requires("url")
+                .help("Send this bearer token to the --url server (default: AFD_TOKEN; prefer the variable, which other users of the machine cannot read in the process list)"),
         )
         .arg(json_flag())
         .subcommand_required(true)
@@ -130,13 +139,70 @@ fn with_causes(error: &(dyn std::error::Error + 'static)) -> String {
     }
 }
 
+/// The environment variable holding the bearer token for `--url` (when `--token` is not
+/// given).
+const TOKEN_ENV: &str = "AFD_TOKEN";
+
+/// The `WWW-Authenticate` challenge of a server that refused the connection for want of
+/// authorization (401), or of a scope (403), found among `error`'s causes.
+fn refused_authorization<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a str> {
+    use rmcp::service::ClientInitializeError;
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if let Some(http) = error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            match http {
+                StreamableHttpError::AuthRequired(required) => {
+                    return Some(&required.www_authenticate_header);
+                }
+                StreamableHttpError::InsufficientScope(scope) => {
+                    return Some(&scope.www_authenticate_header);
+                }
+                _ => {}
+            }
+        }
+        cause = match error.downcast_ref::<ClientInitializeError>() {
+            Some(ClientInitializeError::TransportError { error, .. }) => Some(error),
+            _ => error.source(),
+        };
+    }
+    None
+}
+
+/// What to tell a user whose connection was refused for authorization: what the server
+/// asked for, and how to give it a token. The token itself is never shown.
+fn authorization_message(url: &str, sent_token: bool, challenge: &str) -> String {
+    let challenge = match challenge.trim() {
+        "" => String::new(),
+        challenge => format!(" (it answered `WWW-Authenticate: {challenge}`)"),
+    };
+    if sent_token {
+        format!(
+            "{url} refused the token{challenge}: it has expired, was issued for another server, or lacks a scope; get a new one and pass it with --token or {TOKEN_ENV}"
+        )
+    } else {
+        format!(
+            "{url} asks for authorization{challenge}: pass a bearer token with --token or {TOKEN_ENV}"
+        )
+    }
+}
+
 async fn connect(matches: &ArgMatches) -> Result<Client, String> {
     if let Some(url) = matches.get_one::<String>("url") {
-        let transport = StreamableHttpClientTransport::from_uri(url.clone());
-        return ()
-            .serve(transport)
-            .await
-            .map_err(|e| format!("cannot connect to {url}: {}", with_causes(&e)));
+        let token = matches
+            .get_one::<String>("token")
+            .cloned()
+            .or_else(|| std::env::var(TOKEN_ENV).ok())
+            .filter(|token| !token.trim().is_empty());
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
+        if let Some(token) = &token {
+            config = config.auth_header(token.trim());
+        }
+        let transport = StreamableHttpClientTransport::from_config(config);
+        return ().serve(transport).await.map_err(|e| match refused_authorization(&e) {
+            Some(challenge) => authorization_message(url, token.is_some(), challenge),
+            None => format!("cannot connect to {url}: {}", with_causes(&e)),
+        });
     }
     let line = matches
         .get_one::<String>("server")

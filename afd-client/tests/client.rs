@@ -253,6 +253,72 @@ fn works_over_streamable_http_too() {
     }
 }
 
+/// The shop served over HTTP on a free port with `extra` arguments, and its endpoint.
+fn shop_over_http(extra: &[&str]) -> (Server, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = Server(
+        Command::new(example("shop"))
+            .args(["serve", "--http", &format!("127.0.0.1:{port}")])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the HTTP shop did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (server, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+#[test]
+fn sends_a_bearer_token_from_the_flag_or_the_environment_and_never_shows_it() {
+    let secret = "s3cret-token-for-the-shop";
+    let (_server, url) = shop_over_http(&["--token", secret]);
+    let call = ["call", "product-list", "--limit", "1"];
+
+    // Without a token: told what the server asks for and how to give it.
+    let output = afd(&[&["--url", &url][..], &call[..]].concat());
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("asks for authorization") && stderr.contains("--token"),
+        "{stderr}"
+    );
+
+    // A wrong token: told it was refused, without echoing it.
+    let output = afd(&[&["--url", &url, "--token", "wrong-one"][..], &call[..]].concat());
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("refused the token"), "{stderr}");
+    assert!(!stderr.contains("wrong-one"), "{stderr}");
+
+    // The right one, from the flag and from AFD_TOKEN.
+    let output = afd(&[&["--url", &url, "--token", secret][..], &call[..]].concat());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("name"),
+        "{}",
+        text(&output.stdout)
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_afd"))
+        .args([&["--url", &url][..], &call[..]].concat())
+        .env("AFD_TOKEN", secret)
+        .env_remove("AFD_TOOL_STRATEGY")
+        .output()
+        .expect("afd runs");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    for shown in [&output.stdout, &output.stderr] {
+        assert!(!text(shown).contains(secret));
+    }
+}
+
 /// Says a test cannot run: a failure under `CI` (whose `.ci/run` provides what it needs), a
 /// note elsewhere.
 fn missing(why: &str) {
