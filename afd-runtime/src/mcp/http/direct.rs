@@ -11,9 +11,9 @@
 //! without weights, no `Mcp-Param-*` header, and either
 //!
 //! - the stateless protocol: version 2026-07-28 in the header and in `_meta` alike, the
-//!   client's capabilities in `_meta` (neither sampling nor elicitation: the server could
-//!   not ask it anything mid-call), `Mcp-Method` and `Mcp-Name` naming the method and
-//!   tool; or
+//!   client's capabilities in `_meta` (whatever they are: a handler asks such a client
+//!   through rounds, answered `input_required`, with no stream), `Mcp-Method` and
+//!   `Mcp-Name` naming the method and tool; or
 //! - an initialised session of the 2025-11-25 protocol (or an earlier one with sessions):
 //!   the session opened through this front, still open, its client one the server cannot
 //!   ask anything mid-call (no sampling or elicitation capability), the protocol header
@@ -166,10 +166,8 @@ impl Direct {
         let meta_ok = token_ok
             && meta.is_none_or(|meta| !meta.other)
             && match &session {
-                // The server could not ask the client anything mid-call here either.
-                None => meta.is_some_and(|meta| {
-                    meta.inline.version && meta.inline.capabilities && !meta.inline.asks_client
-                }),
+                // A stateless call asks its client through rounds, which need no stream.
+                None => meta.is_some_and(|meta| meta.inline.version && meta.inline.capabilities),
                 Some(_) => meta.is_none_or(|meta| !meta.inline.sent),
             };
         let plain = call.jsonrpc == "2.0"
@@ -463,6 +461,8 @@ pub(in crate::mcp) async fn answer(
         name,
         arguments,
         meta,
+        input_responses,
+        request_state,
     } = params;
     let origin = if crate::telemetry::enabled() {
         crate::mcp::server::caller::origin_of_parts(parts)
@@ -517,7 +517,8 @@ pub(in crate::mcp) async fn answer(
             origin,
             input: Input {
                 declared,
-                ..Input::default()
+                responses: input_responses.as_ref(),
+                state: request_state.as_deref(),
             },
         };
         // On the heap: the call path's future is large, and every future above it (this

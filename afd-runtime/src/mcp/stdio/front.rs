@@ -10,8 +10,8 @@
 //!   connection initialised with `initialize` on a protocol version before 2026-07-28, the
 //!   params only `name`, `arguments` and a `_meta` that at most names an `afd/session` and
 //!   a progress token; or, on a connection whose first request carried its own metadata
-//!   (2026-07-28), a `_meta` with that metadata too, from a client that declares neither
-//!   sampling nor elicitation; so no task or other extension) runs through the same
+//!   (2026-07-28), a `_meta` with that metadata too, and the answers and state of an
+//!   earlier round if any; so no task or other extension) runs through the same
 //!   `McpServer::run_tool_call` rmcp's handler calls (the same context, the same answer),
 //!   and its response is written straight back without building rmcp's types, batched with the other responses to the same read. A call
 //!   that completes when first polled (every sync command, every meta-tool but batch and
@@ -373,6 +373,8 @@ impl McpServer {
                 name,
                 arguments,
                 meta,
+                input_responses,
+                request_state,
             } = params;
             let declared = meta
                 .as_ref()
@@ -390,7 +392,8 @@ impl McpServer {
                 origin: crate::telemetry::Origin::default(),
                 input: Input {
                     declared,
-                    ..Input::default()
+                    responses: input_responses.as_ref(),
+                    state: request_state.as_deref(),
                 },
             };
             let called = AssertUnwindSafe(self.run_tool_call(call))

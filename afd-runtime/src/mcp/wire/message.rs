@@ -57,7 +57,8 @@ pub(in crate::mcp) struct CallRequest<'a> {
     pub(in crate::mcp) params: CallParams,
 }
 
-/// The params of a [`CallRequest`]: no task or other extension.
+/// The params of a [`CallRequest`]: no task or other extension; a later round's answers and
+/// state (2026-07-28).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(in crate::mcp) struct CallParams {
@@ -66,6 +67,12 @@ pub(in crate::mcp) struct CallParams {
     pub(in crate::mcp) arguments: Option<Map<String, Value>>,
     #[serde(default, rename = "_meta")]
     pub(in crate::mcp) meta: Option<CallMeta>,
+    /// The client's answers to the questions of an earlier round (2026-07-28).
+    #[serde(default, rename = "inputResponses")]
+    pub(in crate::mcp) input_responses: Option<Value>,
+    /// The state of an earlier round, as the server sealed it (2026-07-28).
+    #[serde(default, rename = "requestState")]
+    pub(in crate::mcp) request_state: Option<String>,
 }
 
 /// The `_meta` of a [`CallRequest`] as the fronts read it: the members the call path reads
@@ -103,11 +110,12 @@ pub(in crate::mcp) struct InlineMeta {
 }
 
 impl CallMeta {
-    /// Whether the metadata is a 2026-07-28 request's (version, client and capabilities)
-    /// from a client the server would not ask anything mid-call.
+    /// Whether the metadata is a 2026-07-28 request's (version, client and capabilities),
+    /// whatever the client declared: the server asks such a client through rounds, with no
+    /// request of its own mid-call.
     pub(in crate::mcp) fn inline_plain(&self) -> bool {
         let inline = &self.inline;
-        inline.version && inline.client && inline.capabilities && !inline.asks_client
+        inline.version && inline.client && inline.capabilities
     }
 }
 
@@ -266,8 +274,7 @@ impl CallRequest<'_> {
 
     /// Whether the front takes this call on a connection whose requests carry their own
     /// metadata (2026-07-28): as [`plain`](CallRequest::plain), with the version, the
-    /// client and capabilities in `_meta`, and a client the server would not ask
-    /// anything mid-call (no sampling or elicitation capability).
+    /// client and capabilities in `_meta`.
     pub(in crate::mcp) fn plain_inline(&self) -> bool {
         let Some(meta) = self.params.meta.as_ref() else {
             return false;
@@ -558,7 +565,7 @@ mod tests {
                     "io.modelcontextprotocol/clientInfo":{{}},
                     "io.modelcontextprotocol/clientCapabilities":{{"{asks}":{{"form":{{}}}}}}}}"#
             ));
-            assert!(asking.inline.asks_client && !asking.inline_plain());
+            assert!(asking.inline.asks_client && asking.inline_plain());
         }
         let other_version = meta(
             r#"{"io.modelcontextprotocol/protocolVersion":"2025-11-25",
