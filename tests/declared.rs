@@ -489,7 +489,8 @@ async fn updates_reach_subscribed_connections_only_and_end_with_them() {
 
 /// On the 2026-07-28 protocol a client subscribes with `subscriptions/listen`: it is granted
 /// the declared resources among those it names, gets their updates on that request (no
-/// others), and its subscriptions end when it cancels the request or its connection ends.
+/// others) and, when it asked, the tool list's changes the server announces; its
+/// subscriptions end when it cancels the request or its connection ends.
 #[tokio::test]
 async fn a_2026_client_listens_for_updates_until_it_cancels() {
     use rmcp::model::{ServerNotification, SubscriptionFilter};
@@ -498,6 +499,7 @@ async fn a_2026_client_listens_for_updates_until_it_cancels() {
     // every server of this process.
     let server = McpServer::builder(Registry::global()).build().unwrap();
     let resources = server.resources().clone();
+    let changes = server.list_changes().clone();
     let client = afd_tests::mcp::Client::connect_stateless(server).await;
     assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"));
     let wait = std::time::Duration::from_secs(20);
@@ -517,8 +519,9 @@ async fn a_2026_client_listens_for_updates_until_it_cancels() {
         "only the declared resource is granted"
     );
     assert_eq!(
-        granted.tools_list_changed, None,
-        "the 2026 tool list never changes"
+        granted.tools_list_changed,
+        Some(true),
+        "tool list changes are announced"
     );
 
     assert_eq!(resources.updated("demo://orders/3/lines/4").await, 0);
@@ -532,6 +535,36 @@ async fn a_2026_client_listens_for_updates_until_it_cancels() {
         panic!("expected a resource update, got {notification:?}");
     };
     assert_eq!(updated.params.uri, "demo://pair");
+
+    // A change of the tool list the server announces reaches the stream that asked for it.
+    changes.tools_changed();
+    let notification = tokio::time::timeout(wait, subscription.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("a change");
+    assert!(
+        matches!(
+            notification,
+            ServerNotification::ToolListChangedNotification(_)
+        ),
+        "expected the tool list's change, got {notification:?}"
+    );
+    // One that did not ask is not told.
+    let quiet = SubscriptionFilter::builder()
+        .resource_subscriptions(["demo://pair"])
+        .build();
+    let mut quiet = client.peer().listen(quiet).await.unwrap();
+    assert_eq!(quiet.acknowledged().tools_list_changed, None);
+    changes.tools_changed();
+    assert!(
+        tokio::time::timeout(std::time::Duration::from_millis(300), quiet.next())
+            .await
+            .is_err(),
+        "a stream that did not ask for tool list changes heard one"
+    );
+    quiet.cancel().await.unwrap();
+    let _ = tokio::time::timeout(wait, subscription.next()).await;
 
     // The legacy methods are not part of this protocol: rmcp refuses them.
     #[allow(deprecated)]

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, RwLock};
 
-use afd_runtime::mcp::{McpServer, Strategy};
+use afd_runtime::mcp::{ListChanges, McpServer, Strategy};
 use afd_runtime::ops::Drain;
 use afd_runtime::usage::UsageStats;
 use afd_runtime::{ContextDef, Registry, Sessions, SourceLocation};
@@ -51,6 +51,9 @@ pub struct Gateway {
     predictive_start: bool,
     /// The drain every catalog the gateway serves shares.
     drain: Drain,
+    /// Where every catalog announces a change to 2026-07-28 listeners, so a listen stream
+    /// opened on one catalog hears that the next is in place.
+    changes: ListChanges,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -139,12 +142,14 @@ impl Gateway {
         let sessions = Sessions::default();
         let usage = options.usage.unwrap_or_else(UsageStats::in_memory);
         let drain = Drain::new();
+        let changes = ListChanges::new();
         let placeholder = McpServer::builder_shared(Arc::new(
             Registry::builder()
                 .build()
                 .map_err(|e| GatewayError::Catalog(e.to_string()))?,
         ))
         .drain(drain.clone())
+        .list_changes(changes.clone())
         .build()
         .map_err(|e| GatewayError::Catalog(e.to_string()))?;
         let gateway = Arc::new(Gateway {
@@ -160,6 +165,7 @@ impl Gateway {
             rebuilds: Default::default(),
             predictive_start: config.gateway.predictive_start.unwrap_or(true),
             drain,
+            changes,
         });
         gateway.rebuild()?;
         Ok((gateway, receiver))
@@ -211,7 +217,8 @@ impl Gateway {
     }
 
     /// Rebuilds the served catalog from what each upstream's tools are now, and swaps it
-    /// in; connected clients get `notifications/tools/list_changed`.
+    /// in; connected clients get `notifications/tools/list_changed` (2025-11-25 sessions
+    /// directly, 2026-07-28 clients on their `subscriptions/listen` streams).
     ///
     /// # Errors
     ///
@@ -272,6 +279,7 @@ impl Gateway {
             .instructions(instructions)
             .dispatch(move |d| d.sessions(sessions).usage(usage).hide(hidden))
             .drain(self.drain.clone())
+            .list_changes(self.changes.clone())
             .build()
             .map_err(|e| GatewayError::Catalog(e.to_string()))?;
         *self
@@ -280,6 +288,7 @@ impl Gateway {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = server;
         self.rebuilds
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.changes.tools_changed();
         let peers: Vec<Peer<RoleServer>> = lock(&self.peers).clone();
         if !peers.is_empty() {
             tokio::spawn(async move {

@@ -209,8 +209,9 @@ impl ServerHandler for McpServer {
     }
 
     /// What a `subscriptions/listen` request (2026-07-28) is granted: updates of the
-    /// declared resources among those it names. The lists of tools, prompts and resources
-    /// never change under that protocol, so their `listChanged` is not granted.
+    /// declared resources among those it names, and changes of the tool list (which
+    /// [`ListChanges`](super::server::ListChanges) announces). The lists of prompts and
+    /// resources never change under that protocol, so their `listChanged` is not granted.
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -225,6 +226,7 @@ impl ServerHandler for McpServer {
             .collect();
         let mut accepted = SubscriptionFilter::new();
         accepted.resource_subscriptions = (!uris.is_empty()).then_some(uris);
+        accepted.tools_list_changed = requested.tools_list_changed.filter(|on| *on);
         Some(accepted)
     }
 
@@ -252,8 +254,28 @@ impl ServerHandler for McpServer {
                     }
                 });
         }
-        context.cancelled().await;
-        Ok(())
+        if context.accepted().tools_list_changed != Some(true) {
+            context.cancelled().await;
+            return Ok(());
+        }
+        let mut changes = self.inner.list_changes.listen();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                heard = changes.recv() => match heard {
+                    // Missed announcements are one change to the client: list again.
+                    Ok(()) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        if let Err(error) = context.sink().notify_tool_list_changed().await {
+                            tracing::debug!(%error, "a tool list change could not be sent");
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                        context.cancelled().await;
+                        return Ok(());
+                    }
+                },
+            }
+        }
     }
 
     async fn list_prompts(

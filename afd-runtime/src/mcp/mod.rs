@@ -49,9 +49,9 @@ pub use http::{HttpHandle, HttpOptions};
 pub use oauth::{AUDIENCE_ENV, ISSUER_ENV, OAuth, TokenRejection, TokenVerifier};
 pub use server::{
     BATCH, BLOCKING_LIMIT_ENV, BLOCKING_POOL_ENV, BuildError, CALL, CATALOG_URI, CATEGORIES_PREFIX,
-    COMMANDS_PREFIX, COMPACT_SCHEMAS_ENV, DETAIL, DISCOVER, DOCS, HELP, LOADING_ENV, McpServer,
-    McpServerBuilder, OUTPUT_SCHEMAS_ENV, PIPE, Progress, REQUEST_STATE_KEYS_ENV, SCHEMA,
-    SESSION_META, STRATEGY_ENV, Strategy, UnknownStrategy,
+    COMMANDS_PREFIX, COMPACT_SCHEMAS_ENV, DETAIL, DISCOVER, DOCS, HELP, LOADING_ENV, ListChanges,
+    McpServer, McpServerBuilder, OUTPUT_SCHEMAS_ENV, PIPE, Progress, REQUEST_STATE_KEYS_ENV,
+    SCHEMA, SESSION_META, STRATEGY_ENV, Strategy, UnknownStrategy,
 };
 
 /// Entry points for the fuzz targets in `fuzz/` (the `fuzzing` feature); not a stable API.

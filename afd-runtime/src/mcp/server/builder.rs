@@ -97,6 +97,7 @@ pub struct McpServerBuilder {
     drain: Option<Drain>,
     state_keys: Option<Vec<(String, Vec<u8>)>>,
     state_ttl: std::time::Duration,
+    list_changes: Option<super::changes::ListChanges>,
 }
 
 impl McpServerBuilder {
@@ -124,7 +125,17 @@ impl McpServerBuilder {
             drain: None,
             state_keys: None,
             state_ttl: DEFAULT_STATE_TTL,
+            list_changes: None,
         }
+    }
+
+    /// Shares `changes` with other servers (a gateway's catalog rebuilt while it serves), so
+    /// that an announcement reaches the listeners of each: by default each server has its
+    /// own. See [`McpServer::list_changes`].
+    #[must_use]
+    pub fn list_changes(mut self, changes: super::changes::ListChanges) -> Self {
+        self.list_changes = Some(changes);
+        self
     }
 
     /// The keys that sign the `requestState` of a call that asks its client something on
@@ -450,6 +461,7 @@ impl McpServerBuilder {
             custom_instructions,
             views: Default::default(),
             rounds: Arc::new(rounds),
+            list_changes: self.list_changes.unwrap_or_default(),
             audit: Arc::new(self.audit.unwrap_or_default()),
             readiness: self
                 .ready_checks

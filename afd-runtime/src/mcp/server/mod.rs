@@ -8,6 +8,7 @@ mod builder;
 pub(in crate::mcp) mod call;
 #[cfg(feature = "http")]
 pub(in crate::mcp) mod caller;
+mod changes;
 pub(in crate::mcp) mod client;
 mod env;
 pub(in crate::mcp) mod errors;
@@ -24,6 +25,7 @@ pub(in crate::mcp) mod tools;
 mod tools_list;
 
 pub use builder::{BuildError, McpServerBuilder};
+pub use changes::ListChanges;
 pub use env::{
     BLOCKING_LIMIT_ENV, BLOCKING_POOL_ENV, COMPACT_SCHEMAS_ENV, LOADING_ENV, OUTPUT_SCHEMAS_ENV,
     REQUEST_STATE_KEYS_ENV, SESSION_META, STRATEGY_ENV,

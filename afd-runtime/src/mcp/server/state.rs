@@ -53,6 +53,8 @@ pub(in crate::mcp) struct Inner {
     pub(in crate::mcp) views: PerScopes<Inner>,
     /// How the state of a call that asks its client something is sealed (2026-07-28).
     pub(in crate::mcp) rounds: Arc<super::rounds::Rounds>,
+    /// Where the server announces that its tool list changed.
+    pub(in crate::mcp) list_changes: super::changes::ListChanges,
     /// Where decisions are recorded.
     pub(in crate::mcp) audit: Arc<Audit>,
     /// The drain every transport of the server shares.
@@ -103,6 +105,7 @@ impl Inner {
             custom_instructions: self.custom_instructions,
             views: PerScopes::default(),
             rounds: self.rounds.clone(),
+            list_changes: self.list_changes.clone(),
             audit: self.audit.clone(),
             drain: self.drain.clone(),
             readiness: self.readiness.clone(),
@@ -294,6 +297,13 @@ impl McpServer {
     /// (retryable) and let those in flight finish. See [`ops`](crate::ops).
     pub fn drain(&self) -> &Drain {
         &self.inner.drain
+    }
+
+    /// Where the server announces that its tool list changed: listening clients of the
+    /// 2026-07-28 protocol (`subscriptions/listen` with `toolsListChanged`) get
+    /// `notifications/tools/list_changed`.
+    pub fn list_changes(&self) -> &super::changes::ListChanges {
+        &self.inner.list_changes
     }
 
     /// What `/readyz` checks: the stores and model the server uses (see

@@ -1,0 +1,46 @@
+//! Announcing that the tool list changed: [`ListChanges`] carries the announcement to every
+//! `subscriptions/listen` stream (MCP 2026-07-28) that asked for `toolsListChanged`, on every
+//! server that shares it (a gateway shares one among the catalogs it rebuilds, so a stream
+//! opened on the catalog before hears that the next one is in place).
+
+use tokio::sync::broadcast;
+
+/// Where a server announces that its tool list changed. Cheap to clone; clones announce
+/// to the same listeners.
+#[derive(Debug, Clone)]
+pub struct ListChanges {
+    sender: broadcast::Sender<()>,
+}
+
+impl Default for ListChanges {
+    fn default() -> Self {
+        ListChanges::new()
+    }
+}
+
+impl ListChanges {
+    /// Announcements no listener has heard yet, beyond which a slow listener hears one
+    /// announcement for all it missed.
+    const BACKLOG: usize = 16;
+
+    /// A bus of its own.
+    #[must_use]
+    pub fn new() -> Self {
+        ListChanges {
+            sender: broadcast::channel(Self::BACKLOG).0,
+        }
+    }
+
+    /// Tells every listening client that the tool list changed (each gets
+    /// `notifications/tools/list_changed` and lists the tools again). Call it once the new
+    /// list is in place.
+    pub fn tools_changed(&self) {
+        // No listener is no error: nobody is waiting to hear it.
+        let _ = self.sender.send(());
+    }
+
+    /// A listener of the announcements from now on.
+    pub(in crate::mcp) fn listen(&self) -> broadcast::Receiver<()> {
+        self.sender.subscribe()
+    }
+}
