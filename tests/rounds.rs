@@ -5,7 +5,8 @@
 //! rmcp's), directly and through afd-call, in the individual and lazy strategies; a state
 //! altered or sent for other arguments refused; an answer of the wrong shape refused; a
 //! command that needs a capability the client did not declare refused with -32021 (HTTP
-//! 400) before it runs; a question inside afd-batch answered plainly instead of pausing it.
+//! 400) before it runs; a question inside afd-batch answered plainly instead of pausing it;
+//! a call begun on one replica resumed on another that holds the same keys.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -396,4 +397,42 @@ async fn a_question_inside_a_batch_says_why_it_cannot_pause_it() {
             .contains("afd-batch"),
         "{answered}"
     );
+}
+
+#[tokio::test]
+async fn a_call_begun_on_one_replica_resumes_on_another_with_the_same_keys() {
+    let keys = [("2026-11", vec![7u8; 32])];
+    let replica = |keys: &[(&str, Vec<u8>)]| {
+        McpServer::builder(Registry::global())
+            .strategy(Strategy::Individual)
+            .request_state_keys(keys.iter().cloned())
+            .build()
+            .unwrap()
+    };
+    let (mut a, _a) = Entrance::http(replica(&keys), false).await;
+    let (mut b, _b) = Entrance::http(replica(&keys), false).await;
+    let (mut other, _other) = Entrance::http(server(Strategy::Individual), false).await;
+    let asks = json!({"elicitation": {}});
+    let (_, first) = a
+        .send(&call(1, "rounds-greet", json!({}), asks.clone(), json!({})))
+        .await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let answers = json!({"name": {"action": "accept", "content": {"name": "Ada"}}});
+    let resume = call(
+        2,
+        "rounds-greet",
+        json!({}),
+        asks,
+        json!({"inputResponses": answers, "requestState": state}),
+    );
+    // Another replica with the same keys goes on where the first left off.
+    let (_, second) = b.send(&resume).await;
+    assert_eq!(second["result"]["resultType"], "input_required", "{second}");
+    assert!(
+        second["result"]["inputRequests"].get("name").is_none(),
+        "the name was carried in the state: {second}"
+    );
+    // A server with a key of its own refuses the state.
+    let (_, refused) = other.send(&resume).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
 }
