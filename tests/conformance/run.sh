@@ -2,7 +2,10 @@
 # Runs the official MCP conformance suite's server scenarios against examples/conformance
 # served over streamable HTTP: the requirement sets of both protocol revisions afd-rs speaks
 # (2025-11-25 and 2026-07-28, each with the scenarios the suite runs but does not score) and
-# every scenario of the suite (`--suite all`). Exits non-zero if any scenario fails that
+# every scenario of the suite (`--suite all`); then both requirement sets again with the
+# server in the hybrid strategy (the meta-tools, and as their own tools only the commands
+# marked `eager`, which the scenarios that read `tools/list` need: the others call their
+# tools by name, directly or through afd-call). Exits non-zero if any scenario fails that
 # expected-failures-2026-07-28.yaml does not list, or if one it lists passes (the list only
 # shrinks), or if a scenario not scored for a revision fails while that file does not list it.
 #
@@ -26,17 +29,24 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 if [ -z "${AFD_CONFORMANCE_PREBUILT:-}" ]; then
     cargo build --quiet --locked --manifest-path "$root/Cargo.toml" -p afd-example-conformance
 fi
-port="${AFD_CONFORMANCE_PORT:-$((20000 + RANDOM % 20000))}"
 log="$(mktemp)"
-"$target/debug/conformance" --http "127.0.0.1:$port" 2> "$log" &
-server=$!
+server=
 trap 'kill $server 2> /dev/null || true; rm -f "$log"' EXIT
-for _ in $(seq 1 100); do
-    grep -q "serving MCP" "$log" && break
-    kill -0 $server 2> /dev/null || { cat "$log"; exit 1; }
-    sleep 0.1
-done
-url="http://127.0.0.1:$port/mcp"
+# Starts the example in strategy $1 (stopping the one before); sets `url`.
+serve() {
+    [ -z "$server" ] || { kill "$server" 2> /dev/null || true; wait "$server" 2> /dev/null || true; }
+    local port="${AFD_CONFORMANCE_PORT:-$((20000 + RANDOM % 20000))}"
+    : > "$log"
+    AFD_TOOL_STRATEGY="$1" "$target/debug/conformance" --http "127.0.0.1:$port" 2> "$log" &
+    server=$!
+    for _ in $(seq 1 100); do
+        grep -q "serving MCP" "$log" && break
+        kill -0 "$server" 2> /dev/null || { cat "$log"; exit 1; }
+        sleep 0.1
+    done
+    url="http://127.0.0.1:$port/mcp"
+}
+serve "${AFD_TOOL_STRATEGY:-individual}"
 
 results="$(mktemp -d)"
 status=0
@@ -67,6 +77,9 @@ else
     run requirements-2025-11-25 --requirements 2025-11-25
     run requirements-2026-07-28 --requirements 2026-07-28 --expected-failures "$baseline"
     run all --suite all --expected-failures "$baseline"
+    serve hybrid
+    run hybrid-2025-11-25 --requirements 2025-11-25
+    run hybrid-2026-07-28 --requirements 2026-07-28 --expected-failures "$baseline"
 fi
 rm -rf "$results"
 if [ "$status" -ne 0 ]; then

@@ -121,7 +121,8 @@ pub struct Person {
 #[command(
     name = "json_schema_2020_12_tool",
     title = "JSON Schema 2020-12",
-    category = "conformance"
+    category = "conformance",
+    eager
 )]
 pub fn json_schema_2020_12_tool(input: Person) -> Result<String, CommandError> {
     let city = input.address.and_then(|address| address.city);
@@ -522,7 +523,8 @@ pub struct Regional {
 #[command(
     name = "test_custom_header",
     title = "Custom header",
-    category = "conformance"
+    category = "conformance",
+    eager
 )]
 pub fn custom_header(input: Regional) -> String {
     format!(
