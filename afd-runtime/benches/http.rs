@@ -8,11 +8,15 @@
 //!   direct path as `application/json`;
 //! - `http/stateless_rmcp`: the same request with a weighted `Accept`, which the direct
 //!   path leaves to rmcp (a service per request, SSE);
+//! - `http/stateless_asking`: the stateless call from a client that declares sampling and
+//!   elicitation (a handler would ask it through input rounds), on the direct path too;
+//! - `http/stateless_asking_rmcp`: that call with a weighted `Accept`, left to rmcp;
 //! - `http/session_direct`: a 2025-11-25 session's call, answered by the direct path on the
 //!   session's server;
 //! - `http/session_rmcp`: the same call with a weighted `Accept`, through rmcp's session.
 
 use criterion::Criterion;
+use serde_json::json;
 
 #[path = "support/http.rs"]
 mod support;
@@ -28,6 +32,19 @@ fn main() {
                 "stateless_rmcp",
                 Client::connect(&server, None)
                     .await
+                    .accept("application/json;q=1, text/event-stream;q=1"),
+            ),
+            (
+                "stateless_asking",
+                Client::connect(&server, None)
+                    .await
+                    .declaring(json!({"sampling": {}, "elicitation": {}})),
+            ),
+            (
+                "stateless_asking_rmcp",
+                Client::connect(&server, None)
+                    .await
+                    .declaring(json!({"sampling": {}, "elicitation": {}}))
                     .accept("application/json;q=1, text/event-stream;q=1"),
             ),
             (

@@ -94,6 +94,17 @@ impl Client {
         }
     }
 
+    /// Declares `capabilities` in the stateless call's `_meta` (a client that can sample or
+    /// elicit is asked through input rounds, and still answered by the direct path).
+    #[allow(dead_code)]
+    pub fn declaring(mut self, capabilities: serde_json::Value) -> Client {
+        let mut body: serde_json::Value =
+            serde_json::from_slice(&self.body).expect("the call's own JSON");
+        body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+        self.body = Bytes::from(body.to_string());
+        self
+    }
+
     /// Sends `accept` as the `Accept` header (a weighted one sends stateless calls through
     /// rmcp rather than the front's direct path).
     pub fn accept(mut self, accept: &'static str) -> Client {
