@@ -210,28 +210,7 @@ fn works_over_streamable_http_too() {
         ("todo", "todo-create", ["--title", "over HTTP"], "over HTTP"),
         ("shop", "product-list", ["--limit", "2"], "name"),
     ] {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let _server = Server(
-            Command::new(example(example_name))
-                .args(["serve", "--http", &format!("127.0.0.1:{port}")])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap(),
-        );
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "the HTTP {example_name} server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let url = format!("http://127.0.0.1:{port}/mcp");
+        let (_server, url) = over_http(example_name, &[]);
         let mut args = vec!["--url", &url, "call", tool];
         args.extend(flags);
         let output = afd(&args);
@@ -253,15 +232,16 @@ fn works_over_streamable_http_too() {
     }
 }
 
-/// The shop served over HTTP on a free port with `extra` arguments, and its endpoint.
-fn shop_over_http(extra: &[&str]) -> (Server, String) {
+/// The example `name` served over HTTP on a free port with `extra` arguments, and its
+/// endpoint, once it accepts connections.
+fn over_http(name: &str, extra: &[&str]) -> (Server, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
     let server = Server(
-        Command::new(example("shop"))
+        Command::new(example(name))
             .args(["serve", "--http", &format!("127.0.0.1:{port}")])
             .args(extra)
             .stdout(Stdio::null())
@@ -271,7 +251,10 @@ fn shop_over_http(extra: &[&str]) -> (Server, String) {
     );
     let deadline = Instant::now() + Duration::from_secs(30);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the HTTP shop did not start");
+        assert!(
+            Instant::now() < deadline,
+            "the HTTP {name} server did not start"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     (server, format!("http://127.0.0.1:{port}/mcp"))
@@ -280,7 +263,7 @@ fn shop_over_http(extra: &[&str]) -> (Server, String) {
 #[test]
 fn sends_a_bearer_token_from_the_flag_or_the_environment_and_never_shows_it() {
     let secret = "s3cret-token-for-the-shop";
-    let (_server, url) = shop_over_http(&["--token", secret]);
+    let (_server, url) = over_http("shop", &["--token", secret]);
     let call = ["call", "product-list", "--limit", "1"];
 
     // Without a token: told what the server asks for and how to give it.
