@@ -174,9 +174,14 @@ impl McpServer {
         }
         // On the stateless revision the handler asks its client through rounds: the
         // request's answers, and its state bound to the request.
+        // A client that declared nothing it could be asked, and brought no earlier round,
+        // needs none: its handler's questions fail at once, as without a client.
+        let rounds = !legacy
+            && (input.declared != Declared::default()
+                || input.responses.is_some()
+                || input.state.is_some());
         let subject = principal.as_ref().map(|p| p.subject().to_owned());
-        let bound =
-            (!legacy).then(|| Bound::new("tools/call", name, &arguments, subject.as_deref()));
+        let bound = rounds.then(|| Bound::new("tools/call", name, &arguments, subject.as_deref()));
         let round = match &bound {
             None => None,
             Some(bound) => {
@@ -234,8 +239,11 @@ impl McpServer {
         ctx = ctx.with_log(Arc::new(log.clone()));
         match (&round, client) {
             (Some(round), _) => ctx = ctx.with_client(round.clone()),
-            (None, Some(peer)) => ctx = ctx.with_client(Arc::new(McpClient::new(peer.clone()))),
-            (None, None) => {}
+            // The stateless revision forbids the server's own requests mid-call.
+            (None, Some(peer)) if legacy => {
+                ctx = ctx.with_client(Arc::new(McpClient::new(peer.clone())));
+            }
+            (None, _) => {}
         }
         let progress = match (progress, client, progress_to) {
             (Some(token), Some(peer), _) => Some(Progress::new(peer.clone(), token)),
