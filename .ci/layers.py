@@ -48,7 +48,7 @@ RUNTIME_LAYERS = [
             "registry", "resource", "prompt", "export", "search",
         },
     ),
-    ("runtime contexts", {"contexts"}),
+    ("runtime contexts", {"contexts", "tasks"}),
     ("the call path", {"dispatch", "middleware"}),
     ("built-in tools", {"tools"}),
     ("operations", {"ops"}),

@@ -8,15 +8,12 @@
 //! 400) before it runs; a question inside afd-batch answered plainly instead of pausing it;
 //! a call begun on one replica resumed on another that holds the same keys.
 
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use afd_runtime::client::{Elicitation, SamplingRequest};
-use afd_runtime::mcp::{HttpOptions, McpServer, Strategy};
+use afd_runtime::mcp::{McpServer, Strategy};
 use afd_runtime::prelude::*;
-use rmcp::ServiceExt as _;
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+use afd_tests::entrance::Entrance;
 
 #[derive(Deserialize, JsonSchema)]
 struct Name {
@@ -52,103 +49,6 @@ async fn rounds_greet(ctx: &CommandContext) -> Result<String, CommandError> {
 async fn rounds_sampled(ctx: &CommandContext) -> Result<String, CommandError> {
     let answer = ctx.sample(SamplingRequest::new("Say hi", 10)).await?;
     Ok(answer.text().unwrap_or_default().to_owned())
-}
-
-/// One way in: sends a JSON-RPC request, returns the response (and the HTTP status).
-enum Entrance {
-    /// HTTP, the front choosing the path.
-    Http(SocketAddr),
-    /// HTTP, sent to rmcp's path by a weighted `Accept`.
-    HttpRmcp(SocketAddr),
-    /// A stream through the stdio front, or rmcp's service alone.
-    Stream {
-        write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-        read: BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
-    },
-}
-
-impl Entrance {
-    async fn http(server: McpServer, rmcp: bool) -> (Entrance, afd_runtime::mcp::HttpHandle) {
-        let handle = server
-            .bind_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
-            .await
-            .expect("bound");
-        let addr = handle.local_addr();
-        let entrance = if rmcp {
-            Entrance::HttpRmcp(addr)
-        } else {
-            Entrance::Http(addr)
-        };
-        (entrance, handle)
-    }
-
-    fn stream(server: McpServer, front: bool) -> Entrance {
-        let (server_io, client_io) = tokio::io::duplex(1 << 20);
-        tokio::spawn(async move {
-            if front {
-                let (read, write) = tokio::io::split(server_io);
-                let _ = server.serve_stream(read, write).await;
-            } else if let Ok(running) = server.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
-        });
-        let (read, write) = tokio::io::split(client_io);
-        Entrance::Stream {
-            write,
-            read: BufReader::new(read),
-        }
-    }
-
-    /// The response to `request` and its HTTP status (200 on a stream).
-    async fn send(&mut self, request: &Value) -> (u16, Value) {
-        match self {
-            Entrance::Http(addr) | Entrance::HttpRmcp(addr) => {
-                let addr = *addr;
-                let accept = match self {
-                    Entrance::HttpRmcp(_) => "application/json;q=1, text/event-stream;q=1",
-                    _ => "application/json, text/event-stream",
-                };
-                let response = reqwest::Client::new()
-                    .post(format!("http://{addr}/mcp"))
-                    .header("content-type", "application/json")
-                    .header("accept", accept)
-                    .header("mcp-protocol-version", "2026-07-28")
-                    .header("mcp-method", "tools/call")
-                    .header("mcp-name", request["params"]["name"].as_str().unwrap())
-                    .body(request.to_string())
-                    .send()
-                    .await
-                    .expect("sent");
-                let status = response.status().as_u16();
-                let text = response.text().await.expect("a body");
-                let message = text
-                    .lines()
-                    .filter_map(|line| line.strip_prefix("data:"))
-                    .map(str::trim)
-                    .filter(|data| !data.is_empty())
-                    .map(|data| serde_json::from_str::<Value>(data).expect("JSON"))
-                    .find(|message| message.get("id") == request.get("id"))
-                    .unwrap_or_else(|| serde_json::from_str(&text).expect("a JSON answer"));
-                (status, message)
-            }
-            Entrance::Stream { write, read } => {
-                let mut line = serde_json::to_vec(request).unwrap();
-                line.push(b'\n');
-                write.write_all(&line).await.unwrap();
-                loop {
-                    let mut line = String::new();
-                    tokio::time::timeout(Duration::from_secs(10), read.read_line(&mut line))
-                        .await
-                        .expect("an answer within 10 s")
-                        .unwrap();
-                    let message: Value = serde_json::from_str(&line).expect("JSON");
-                    if message.get("id") == request.get("id") {
-                        return (200, message);
-                    }
-                }
-            }
-        }
-    }
 }
 
 fn server(strategy: Strategy) -> McpServer {

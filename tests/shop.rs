@@ -1380,6 +1380,10 @@ async fn config(s: &mut Session) {
 }
 
 async fn reports(s: &mut Session) {
+    let export = s.ok("report-orders-export", json!({})).await;
+    assert_eq!(export["orders"], 4, "the cancelled order is left out");
+    assert_eq!(export["months"], json!(["2026-01"]));
+    assert_eq!(export["uri"], "shop://exports/orders-start-now.csv");
     let summary = s.ok("report-sales-summary", json!({})).await;
     assert_eq!(summary["orders"], 4, "the cancelled order is left out");
     assert_eq!(summary["units"], 9);
@@ -1544,4 +1548,44 @@ async fn hybrid_lists_the_everyday_lookups_beside_the_meta_tools_and_lazy_does_n
 
     let lazy = Client::connect(serve(Strategy::Lazy)).await;
     assert_eq!(names(&lazy.tools().await), meta);
+}
+
+#[tokio::test]
+async fn the_orders_export_embeds_its_csv_and_reports_each_month() {
+    let reported = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    struct Sink(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+    impl afd_runtime::progress::ProgressSink for Sink {
+        fn report(
+            &self,
+            update: afd_runtime::progress::ProgressUpdate,
+        ) -> futures_util::future::BoxFuture<'_, ()> {
+            self.0
+                .lock()
+                .unwrap()
+                .push(update.message.unwrap_or_default());
+            Box::pin(async {})
+        }
+    }
+    let ctx = fresh().with_progress(std::sync::Arc::new(Sink(reported.clone())));
+    let result = Registry::global()
+        .call("report-orders-export", json!({"from": "2026-01-07"}), ctx)
+        .await;
+    assert!(result.success, "{:?}", result.error);
+    let data = result.data.clone().unwrap();
+    let blocks = serde_json::to_value(&result.content).unwrap();
+    assert_eq!(blocks[0]["resource"]["mimeType"], "text/csv");
+    let csv = blocks[0]["resource"]["text"].as_str().unwrap();
+    let mut rows = csv.lines();
+    assert_eq!(
+        rows.next(),
+        Some("order_id,placed_at,status,user_id,product_id,quantity,unit_price_cents,line_cents")
+    );
+    let rows: Vec<&str> = rows.collect();
+    assert_eq!(rows.len() as u64, data["lines"].as_u64().unwrap());
+    assert_eq!(data["orders"], 3, "placed on or after 2026-01-07");
+    assert!(rows.iter().all(|row| row.split(',').count() == 8), "{csv}");
+    let line =
+        |row: &&str| -> Vec<i64> { row.split(',').skip(5).map(|n| n.parse().unwrap()).collect() };
+    assert!(rows.iter().map(line).all(|n| n[0] * n[1] == n[2]));
+    assert_eq!(*reported.lock().unwrap(), ["2026-01 exported"]);
 }

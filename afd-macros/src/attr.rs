@@ -12,7 +12,10 @@ use syn::punctuated::Punctuated;
 use syn::{LitBool, LitInt, LitStr, Token};
 
 use crate::errors::Errors;
-use crate::words::{CommandKey, ContextKey, ExecutionTime, PromptKey, ResourceKey, Surface, Words};
+use crate::words::{
+    CommandKey, ContextKey, ExecutionTime, PromptKey, ResourceKey, Surface, TaskStart, TaskSupport,
+    Words,
+};
 
 /// One attribute value: remembers the tokens it was set with, and flags a second setting.
 pub struct Attr<T> {
@@ -82,6 +85,8 @@ pub struct CommandAttrs {
     pub contexts: Attr<Vec<LitStr>>,
     pub scopes: Attr<Vec<LitStr>>,
     pub needs_client: Attr<Vec<LitStr>>,
+    pub task: Attr<TaskSupport>,
+    pub task_start: Attr<TaskStart>,
     pub crate_path: Attr<syn::Path>,
 }
 
@@ -111,6 +116,8 @@ impl CommandAttrs {
             contexts: Attr::none(CommandKey::Contexts),
             scopes: Attr::none(CommandKey::Scopes),
             needs_client: Attr::none(CommandKey::NeedsClient),
+            task: Attr::none(CommandKey::Task),
+            task_start: Attr::none(CommandKey::TaskStart),
             crate_path: Attr::none(CommandKey::Crate),
         };
         parse_keys(errors, args, |key, meta| attrs.set(errors, key, meta));
@@ -148,6 +155,8 @@ impl CommandAttrs {
             CommandKey::Contexts => self.contexts.set(errors, path, string_list(meta)?),
             CommandKey::Scopes => self.scopes.set(errors, path, string_list(meta)?),
             CommandKey::NeedsClient => self.needs_client.set(errors, path, string_list(meta)?),
+            CommandKey::Task => self.task.set(errors, path, word(meta)?),
+            CommandKey::TaskStart => self.task_start.set(errors, path, word(meta)?),
             CommandKey::Mutation => self.mutation.set(errors, path, flag(meta)?),
             CommandKey::Destructive => self.destructive.set(errors, path, flag(meta)?),
             CommandKey::Idempotent => self.idempotent.set(errors, path, flag(meta)?),
@@ -460,6 +469,14 @@ fn execution_time(meta: &ParseNestedMeta<'_>) -> syn::Result<ExecutionTime> {
     let word = lit.value();
     ExecutionTime::from_word(&word)
         .ok_or_else(|| syn::Error::new_spanned(&lit, ExecutionTime::unknown(&word)))
+}
+
+/// `task = "optional"`, `task_start = "handler"`: one of the words, the error on the
+/// literal otherwise.
+fn word<W: Words>(meta: &ParseNestedMeta<'_>) -> syn::Result<W> {
+    let lit = string_value(meta)?;
+    let word = lit.value();
+    W::from_word(&word).ok_or_else(|| syn::Error::new_spanned(&lit, W::unknown(&word)))
 }
 
 /// `crate = "my_afd"`: the path of the runtime crate for a user who renamed the

@@ -15,7 +15,7 @@ use crate::ast::{DeclFn, DeclParam, Declaration, Handler, Output, Param};
 use crate::attr::{CommandAttrs, Completer, PromptAttrs, ResourceAttrs};
 use crate::errors::Errors;
 use crate::valid;
-use crate::words::ExecutionTime;
+use crate::words::{ExecutionTime, TaskStart, TaskSupport};
 
 /// Expands `#[command(args)] item`: all of its mistakes, or the command.
 pub fn command(args: TokenStream, item: &ItemFn) -> syn::Result<TokenStream> {
@@ -488,6 +488,21 @@ fn builder_calls(attrs: &CommandAttrs, rt: &TokenStream) -> TokenStream {
     if let Some(needs) = attrs.needs_client.get() {
         let needs = strings(needs);
         calls.extend(quote!(.with_needs_client(#needs)));
+    }
+    if let Some(support) = attrs.task.get() {
+        let variant = match support {
+            TaskSupport::Forbidden => quote!(Forbidden),
+            TaskSupport::Optional => quote!(Optional),
+            TaskSupport::Required => quote!(Required),
+        };
+        calls.extend(quote!(.with_task_support(#rt::TaskSupport::#variant)));
+    }
+    if let Some(start) = attrs.task_start.get() {
+        let variant = match start {
+            TaskStart::Call => quote!(Call),
+            TaskStart::Handler => quote!(Handler),
+        };
+        calls.extend(quote!(.with_task_start(#rt::TaskStart::#variant)));
     }
     calls
 }

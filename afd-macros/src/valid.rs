@@ -12,7 +12,7 @@ use crate::ast::{DeclFn, Declaration, Handler};
 use crate::attr::{CommandAttrs, ContextAttrs, PromptAttrs, ResourceAttrs};
 use crate::case::{is_kebab, is_screaming_snake, is_tool_name, to_kebab};
 use crate::errors::Errors;
-use crate::words::{ClientNeed, Words as _};
+use crate::words::{ClientNeed, ExecutionTime, TaskSupport, Words as _};
 
 /// The command's name: `name = "..."`, else the function name in kebab-case.
 pub fn command_name(attrs: &CommandAttrs, handler: &Handler<'_>) -> String {
@@ -118,6 +118,17 @@ pub fn command(errors: &Errors, attrs: &CommandAttrs, handler: &Handler<'_>) {
         errors.error_spanned_by(
             tokens,
             "`needs_client()` is empty: name what the client must support (\"sampling\", \"elicitation\", \"roots\"), or remove it",
+        );
+    }
+    // A call can only start as a task later if the command runs as one at all.
+    let tasks = match attrs.task.get() {
+        Some(support) => *support != TaskSupport::Forbidden,
+        None => attrs.execution_time.get() == Some(&ExecutionTime::LongRunning),
+    };
+    if let (Some(tokens), false) = (attrs.task_start.tokens(), tasks) {
+        errors.error_spanned_by(
+            tokens,
+            "`task_start` needs a command that runs as a task: add `task = \"optional\"` or `task = \"required\"`",
         );
     }
     for code in attrs.error_codes.get().into_iter().flatten() {

@@ -97,6 +97,8 @@ words! {
         Contexts = "contexts",
         Scopes = "scopes",
         NeedsClient = "needs_client",
+        Task = "task",
+        TaskStart = "task_start",
         Crate = "crate",
     }
 }
@@ -167,6 +169,23 @@ words! {
         Fast = "fast",
         Slow = "slow",
         LongRunning = "long-running",
+    }
+}
+
+words! {
+    /// The answers of `task = "..."`, one per variant of the runtime's `TaskSupport`.
+    pub enum TaskSupport: "task support" {
+        Forbidden = "forbidden",
+        Optional = "optional",
+        Required = "required",
+    }
+}
+
+words! {
+    /// The answers of `task_start = "..."`, one per variant of the runtime's `TaskStart`.
+    pub enum TaskStart: "task start" {
+        Call = "call",
+        Handler = "handler",
     }
 }
 

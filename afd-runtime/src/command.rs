@@ -150,6 +150,48 @@ impl fmt::Display for ExecutionTime {
     }
 }
 
+/// Whether a call of the command runs as a task (MCP's tasks extension,
+/// `io.modelcontextprotocol/tasks`) for a client that declared the extension: answered at
+/// once with a task the client polls (`tasks/get`), answers questions through
+/// (`tasks/update`) and may cancel (`tasks/cancel`). A client without the extension gets
+/// the plain call. Declared with `#[command(task = "...")]`; `execution_time =
+/// "long-running"` alone means [`Optional`](TaskSupport::Optional).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TaskSupport {
+    /// Never a task: the call is answered when it ends.
+    Forbidden,
+    /// A task for a client that declared the extension, the plain call for others.
+    Optional,
+    /// Only as a task: a client without the extension is refused before the handler runs
+    /// (on MCP 2026-07-28 with error -32021 naming the extension).
+    Required,
+}
+
+impl TaskSupport {
+    /// The word used in `#[command(task = "...")]` and on the wire (`"optional"`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+}
+
+/// When a call that may run as a task becomes one. Declared with
+/// `#[command(task_start = "...")]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TaskStart {
+    /// As the call starts, before the handler runs (the default).
+    #[default]
+    Call,
+    /// When the handler says so with
+    /// [`CommandContext::continue_as_task`](crate::CommandContext::continue_as_task):
+    /// until then it runs as a plain call, asking its client through rounds on MCP
+    /// 2026-07-28, and it ends as one if it never says so.
+    Handler,
+}
+
 /// Which surfaces a command is exposed on. Every surface is on by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Expose {
@@ -307,6 +349,8 @@ pub struct CommandDef {
     contexts: &'static [&'static str],
     scopes: &'static [&'static str],
     needs_client: &'static [&'static str],
+    task_support: Option<TaskSupport>,
+    task_start: TaskStart,
     source: SourceLocation,
     handler: HandlerFn,
     input_schema: fn() -> Value,
@@ -352,6 +396,8 @@ impl CommandDef {
             contexts: &[],
             scopes: &[],
             needs_client: &[],
+            task_support: None,
+            task_start: TaskStart::Call,
             source,
             handler,
             input_schema,
@@ -439,6 +485,22 @@ impl CommandDef {
     #[must_use]
     pub const fn with_needs_client(mut self, needs: &'static [&'static str]) -> Self {
         self.needs_client = needs;
+        self
+    }
+
+    /// Sets whether a call runs as a task for a client that declared MCP's tasks extension
+    /// (otherwise [`Optional`](TaskSupport::Optional) for a command declared
+    /// `long-running`, else [`Forbidden`](TaskSupport::Forbidden)).
+    #[must_use]
+    pub const fn with_task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = Some(support);
+        self
+    }
+
+    /// Sets when a call that may run as a task becomes one.
+    #[must_use]
+    pub const fn with_task_start(mut self, start: TaskStart) -> Self {
+        self.task_start = start;
         self
     }
 
@@ -714,6 +776,21 @@ impl CommandDef {
     /// The client capabilities declared with `needs_client(...)` (empty: none).
     pub const fn needs_client(&self) -> &'static [&'static str] {
         self.needs_client
+    }
+
+    /// Whether a call runs as a task for a client that declared MCP's tasks extension: as
+    /// declared, else [`Optional`](TaskSupport::Optional) for a `long-running` command.
+    pub const fn task_support(&self) -> TaskSupport {
+        match (self.task_support, self.execution_time) {
+            (Some(support), _) => support,
+            (None, Some(ExecutionTime::LongRunning)) => TaskSupport::Optional,
+            (None, _) => TaskSupport::Forbidden,
+        }
+    }
+
+    /// When a call that may run as a task becomes one.
+    pub const fn task_start(&self) -> TaskStart {
+        self.task_start
     }
 
     /// Whether the command belongs to no context and so is callable in every one.

@@ -311,6 +311,37 @@ impl CommandContext {
         self.roots_keyed(Some(key)).await
     }
 
+    /// Lets the call go on as a task: the client is answered now with a task it polls
+    /// (`tasks/get`), and the handler keeps running; its questions from here on wait in the
+    /// task until the client answers them (`tasks/update`), and its result is the task's.
+    /// For a command declared `task_start = "handler"` (which runs as a plain call until
+    /// then, asking through rounds on MCP 2026-07-28), called by a client that declared the
+    /// tasks extension. Returns whether the call is a task now: `false` at once where it
+    /// cannot be (another client, another surface, a command without `task_start =
+    /// "handler"`), and the call goes on as it was.
+    ///
+    /// ```
+    /// use afd_runtime::client::{Elicitation, confirmation_schema};
+    /// use afd_runtime::{CommandContext, CommandError};
+    ///
+    /// # async fn demo(ctx: &CommandContext) -> Result<String, CommandError> {
+    /// let form = confirmation_schema("Rebuild the index? It takes minutes.");
+    /// let answer = ctx.elicit_schema("Rebuild the index?", form).await?;
+    /// if !matches!(answer, Elicitation::Accept(_)) {
+    ///     return Ok("left as it was".into());
+    /// }
+    /// // The client has its answer: the rest runs as a task it polls.
+    /// ctx.continue_as_task().await;
+    /// Ok("rebuilt".into())
+    /// # }
+    /// ```
+    pub async fn continue_as_task(&self) -> bool {
+        match &self.inner.client {
+            Some(client) => client.continue_as_task().await,
+            None => false,
+        }
+    }
+
     async fn roots_keyed(&self, key: Option<&str>) -> Result<Vec<client::Root>, CommandError> {
         match &self.inner.client {
             Some(client) if client.can_list_roots() => client.list_roots(key).await,

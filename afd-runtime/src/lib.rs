@@ -116,6 +116,7 @@ pub mod validate;
 
 // Runtime contexts: sessions and the rules that scope what they may call.
 pub mod contexts;
+pub mod tasks;
 
 // The call path and the middleware around it.
 mod dispatch;
@@ -135,7 +136,7 @@ pub mod mcp;
 
 pub use command::{
     CommandDef, ExecutionTime, Expose, HandlerFn, HandlerFuture, Risk, RuntimeParts, SharedHandler,
-    SourceLocation,
+    SourceLocation, TaskStart, TaskSupport,
 };
 pub use command_context::CommandContext;
 pub use content::{Content, ResourceContents, ResourceLink};
@@ -196,7 +197,9 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::blocking::handler as blocking_handler;
-    pub use crate::command::{CommandDef, ExecutionTime, Expose, HandlerFuture, SourceLocation};
+    pub use crate::command::{
+        CommandDef, ExecutionTime, Expose, HandlerFuture, SourceLocation, TaskStart, TaskSupport,
+    };
     pub use crate::command_context::CommandContext;
     pub use crate::completion::{CompleteFn, CompletionArgs, call as call_completer};
     pub use crate::macro_support::{

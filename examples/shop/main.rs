@@ -1,4 +1,4 @@
-//! The shop: 83 commands in 13 categories on SQLite, on the command line and served to MCP
+//! The shop: 84 commands in 13 categories on SQLite, on the command line and served to MCP
 //! clients.
 //!
 //! ```sh

@@ -15,7 +15,7 @@ pub async fn shop_main() -> i32 {
         afd_runtime::Registry::global(),
         shop::COMMAND_NAMES.to_vec(),
     )
-    .about("The shop: 83 commands on SQLite, from the command line or served over MCP")
+    .about("The shop: 84 commands on SQLite, from the command line or served over MCP")
     .parse();
     let db = serve::db(&parsed);
     let store = if db == ":memory:" {

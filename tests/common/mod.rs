@@ -7,6 +7,7 @@ struct ReadmeExample;
 
 pub mod checks;
 pub mod conformance;
+pub mod entrance;
 pub mod http;
 pub mod mcp;
 pub mod oauth;

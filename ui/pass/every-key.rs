@@ -29,7 +29,10 @@ struct OrderRef {
     deprecated_aliases("cancel-order"),
     eager,
     blocking,
-    scopes("orders:write")
+    scopes("orders:write"),
+    needs_client("elicitation"),
+    task = "required",
+    task_start = "handler"
 )]
 fn cancel(input: OrderRef) -> String {
     input.order_id
@@ -42,6 +45,9 @@ fn main() {
     assert_eq!(def.category(), "orders");
     assert!(def.is_destructive() && def.is_idempotent() && def.is_handoff() && def.is_eager());
     assert!(def.is_blocking());
+    assert_eq!(def.needs_client(), ["elicitation"]);
+    assert_eq!(def.task_support(), afd_runtime::TaskSupport::Required);
+    assert_eq!(def.task_start(), afd_runtime::TaskStart::Handler);
     assert!(def.is_open_world());
     assert_eq!(def.scopes(), ["orders:write"]);
     assert!(!def.expose().allows_cli() && !def.expose().allows_palette());

@@ -198,6 +198,7 @@ fn server(
     let Stores {
         usage,
         sessions,
+        tasks,
         idle,
         audit,
     } = stores;
@@ -224,6 +225,9 @@ fn server(
         builder = builder.version(version.clone());
     }
     builder = builder.audit(audit);
+    if let Some(tasks) = tasks {
+        builder = builder.task_store(tasks);
+    }
     if let Some(configure) = &cli.server {
         builder = configure(builder);
     }
@@ -655,6 +659,8 @@ struct Stores {
     usage: UsageStats,
     /// `None`: sessions in memory.
     sessions: Option<Arc<dyn SessionStore>>,
+    /// Where tasks are kept: beside the sessions (`None`: in memory).
+    tasks: Option<Arc<dyn crate::tasks::TaskStore>>,
     /// `--session-idle` (or its variable); `None`: the app's rules say.
     idle: Option<Duration>,
     /// The audit trail.
@@ -705,21 +711,28 @@ async fn stores(matches: &ArgMatches) -> Result<Stores, String> {
             _ => None,
         },
     };
-    let sessions = match flag_or_env(matches, SESSIONS, SESSIONS_ENV) {
-        None => None,
+    let (sessions, tasks) = match flag_or_env(matches, SESSIONS, SESSIONS_ENV) {
+        None => (None, None),
         Some(location) => session_store(location.trim()).await?,
     };
     Ok(Stores {
         usage,
         sessions,
+        tasks,
         idle,
         audit: audit(matches).await?,
     })
 }
 
-async fn session_store(location: &str) -> Result<Option<Arc<dyn SessionStore>>, String> {
+/// The stores of sessions and tasks `location` names (`None`: in memory).
+type SharedStores = (
+    Option<Arc<dyn SessionStore>>,
+    Option<Arc<dyn crate::tasks::TaskStore>>,
+);
+
+async fn session_store(location: &str) -> Result<SharedStores, String> {
     if location == "memory" {
-        return Ok(None);
+        return Ok((None, None));
     }
     if location.starts_with("redis://") || location.starts_with("rediss://") {
         return redis_store(location).await;
@@ -730,17 +743,18 @@ async fn session_store(location: &str) -> Result<Option<Arc<dyn SessionStore>>, 
 }
 
 #[cfg(feature = "redis")]
-async fn redis_store(url: &str) -> Result<Option<Arc<dyn SessionStore>>, String> {
+async fn redis_store(url: &str) -> Result<SharedStores, String> {
     // The dispatcher sets the idle timeout its rules give when it takes the store.
     let idle = crate::SessionConfig::default().get_idle_timeout();
     let store = crate::contexts::RedisSessionStore::connect(url, idle)
         .await
         .map_err(|error| error.to_string())?;
-    tracing::info!("sessions in Redis");
-    Ok(Some(Arc::new(store)))
+    tracing::info!("sessions and tasks in Redis");
+    let tasks = crate::tasks::RedisTaskStore::beside(&store);
+    Ok((Some(Arc::new(store)), Some(Arc::new(tasks))))
 }
 
 #[cfg(not(feature = "redis"))]
-async fn redis_store(_url: &str) -> Result<Option<Arc<dyn SessionStore>>, String> {
+async fn redis_store(_url: &str) -> Result<SharedStores, String> {
     Err("this build keeps sessions in memory only (afd-runtime's `redis` feature is off)".into())
 }

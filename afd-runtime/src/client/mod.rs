@@ -102,6 +102,14 @@ pub trait ClientRequests: Send + Sync + 'static {
         let _ = key;
         Box::pin(async { Err(cannot_list_roots()) })
     }
+
+    /// Turns the call into a task its client polls (MCP's tasks extension), where the
+    /// command declared `task_start = "handler"` and the client can take one; `true` once
+    /// the client has been answered with the task, `false` (at once) where the call goes
+    /// on as it was. The default cannot.
+    fn continue_as_task(&self) -> BoxFuture<'_, bool> {
+        Box::pin(async { false })
+    }
 }
 
 /// The error of a sampling request the caller cannot serve.

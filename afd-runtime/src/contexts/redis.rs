@@ -192,6 +192,11 @@ impl RedisSessionStore {
         format!("{}{handle}", self.prefix)
     }
 
+    /// The connection, for other state kept beside the sessions (tasks).
+    pub(crate) fn connection(&self) -> ConnectionManager {
+        self.connection.clone()
+    }
+
     /// The idle timeout in milliseconds.
     fn idle(&self) -> u64 {
         self.idle_ms.load(Ordering::Relaxed)

@@ -8,22 +8,25 @@ use std::sync::Arc;
 
 use futures_util::FutureExt as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
-    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
-    ReadResourceResponse, ResourceUpdatedNotification, ResourceUpdatedNotificationParam,
-    ServerCapabilities, ServerConfig, ServerNotification, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse, GetTaskParams,
+    GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
+    ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerCapabilities,
+    ServerConfig, ServerNotification, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::server::call::{Answer, CALL_PANICKED, Input, Outbound, ToolCall};
+use super::server::answer::{Answer, CALL_PANICKED};
+use super::server::asking::Declared;
+use super::server::call::{Input, Outbound, ToolCall};
 use super::server::listing::page;
 use super::server::observe::{Observed, Request};
-use super::server::rounds::{Bound, Declared};
+use super::server::rounds::Bound;
 use super::server::state::McpServer;
 use super::server::{prompts, resources};
 use super::wire::message::META_CAPABILITIES;
@@ -46,6 +49,16 @@ impl ServerHandler for McpServer {
         }
         if !self.inner.prompts.is_empty() || self.inner.resources.templates().next().is_some() {
             capabilities.completions = Some(Default::default());
+        }
+        // MCP's tasks extension, where a command runs as a task.
+        if self.inner.offers_tasks {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(
+                    rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                    Default::default(),
+                );
         }
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(
@@ -373,6 +386,55 @@ impl ServerHandler for McpServer {
         .await
     }
 
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let observed = self.observe("tasks/get", Some(&request.task_id), &context);
+        self.timed(observed, async {
+            let subject = principal(&context).map(|p| p.subject().to_owned());
+            self.inner
+                .tasks
+                .get(&request.task_id, subject.as_deref())
+                .await
+        })
+        .await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let observed = self.observe("tasks/update", Some(&request.task_id), &context);
+        self.timed(observed, async {
+            let subject = principal(&context).map(|p| p.subject().to_owned());
+            let responses: JsonObject = request.input_responses.into_iter().collect();
+            self.inner
+                .tasks
+                .update(&request.task_id, subject.as_deref(), &responses)
+                .await
+        })
+        .await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let observed = self.observe("tasks/cancel", Some(&request.task_id), &context);
+        self.timed(observed, async {
+            let subject = principal(&context).map(|p| p.subject().to_owned());
+            self.inner
+                .tasks
+                .cancel(&request.task_id, subject.as_deref())
+                .await
+        })
+        .await
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.inner
             .tools
@@ -418,6 +480,7 @@ impl ServerHandler for McpServer {
         match AssertUnwindSafe(call).catch_unwind().await {
             Ok(called) => match called.answer {
                 Answer::InputRequired(result) => Ok(CallToolResponse::InputRequired(result)),
+                Answer::Task(result) => Ok(CallToolResponse::Task(result)),
                 Answer::Protocol(error) => Err(error),
                 answer => Ok(answer.into_tool_result().into()),
             },

@@ -3,7 +3,7 @@
 //! text, images, audio, embedded resources and mixes of them, errors, progress, logging,
 //! sampling and elicitation (typed forms with defaults and every kind of choice), a JSON
 //! Schema 2020-12 input, handlers that ask their client on MCP 2026-07-28's stateless wire
-//! ([`rounds`]), resources (text, binary, a
+//! ([`rounds`]), commands that run as tasks ([`tasks`]), resources (text, binary, a
 //! template, one that changes), prompts (simple, with arguments, with an embedded resource
 //! and an image) and completions. `src/main.rs` serves them; the tests' fixture apps link
 //! them too.
@@ -14,6 +14,7 @@
 use std::time::Duration;
 
 pub mod rounds;
+pub mod tasks;
 
 use afd_runtime::client::{Elicitation, LogLevel, SamplingRequest};
 use afd_runtime::prelude::*;

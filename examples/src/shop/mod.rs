@@ -163,7 +163,7 @@ fn percent_of(base: i64, percent: f64) -> i64 {
 }
 
 /// Every shop command, for explicit registration (`Registry::builder().register_all(...)`).
-pub const COMMANDS: [&afd_runtime::CommandDef; 83] = [
+pub const COMMANDS: [&afd_runtime::CommandDef; 84] = [
     // user
     user::user_create::COMMAND,
     user::user_get::COMMAND,
@@ -257,6 +257,7 @@ pub const COMMANDS: [&afd_runtime::CommandDef; 83] = [
     report::report_inventory_value::COMMAND,
     report::report_abandoned_carts::COMMAND,
     report::report_refund_rate::COMMAND,
+    report::report_orders_export::COMMAND,
     // invoice
     invoice::invoice_get::COMMAND,
     invoice::invoice_list::COMMAND,

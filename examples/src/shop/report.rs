@@ -3,6 +3,7 @@
 //! Revenue counts orders that were not called off (`cancelled` orders are left out).
 
 use afd_runtime::prelude::*;
+use afd_runtime::{Content, ResourceContents, codes};
 use rusqlite::params;
 
 use super::store::{Db, ShopStore, all};
@@ -653,4 +654,143 @@ pub fn report_refund_rate(
         },
     )
     .db()
+}
+
+/// What `report-orders-export` wrote.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrdersExport {
+    /// Orders exported.
+    pub orders: i64,
+    /// Order lines (one CSV row each).
+    pub lines: i64,
+    /// The months walked, oldest first (YYYY-MM).
+    pub months: Vec<String>,
+    /// The URI of the CSV, embedded in the result.
+    pub uri: String,
+}
+
+/// The CSV's header row.
+const EXPORT_HEADER: &str =
+    "order_id,placed_at,status,user_id,product_id,quantity,unit_price_cents,line_cents\n";
+
+/// Export every order line placed in a date range as CSV, month by month. Long-running:
+/// a client that takes tasks gets a task to poll; progress is reported per month.
+#[command(
+    title = "Export orders as CSV",
+    scopes("shop:read"),
+    contexts("back-office", "audit"),
+    tags("report", "export", "read"),
+    execution_time = "long-running"
+)]
+pub async fn report_orders_export(
+    input: DateRange,
+    ctx: &CommandContext,
+) -> CommandResult<OrdersExport> {
+    match export_orders(input, ctx).await {
+        Ok((export, csv)) => {
+            let csv = ResourceContents::text(export.uri.clone(), csv).with_mime_type("text/csv");
+            CommandResult::success(export).with_content(Content::resource(csv))
+        }
+        Err(error) => CommandResult::failure(error),
+    }
+}
+
+/// The export's summary and its CSV.
+async fn export_orders(
+    input: DateRange,
+    ctx: &CommandContext,
+) -> Result<(OrdersExport, String), CommandError> {
+    let range = (input.from.clone(), input.to.clone());
+    let months = on_store(ctx, move |conn| {
+        all(
+            conn,
+            &format!(
+                "SELECT DISTINCT substr(o.created_at, 1, 7) AS month FROM orders o
+                 WHERE {COUNTED} ORDER BY month"
+            ),
+            params![range.0, range.1],
+            |row| row.get::<_, String>(0),
+        )
+    })
+    .await?;
+    let mut csv = String::from(EXPORT_HEADER);
+    let (mut orders, mut lines) = (0_i64, 0_i64);
+    for (done, month) in months.iter().enumerate() {
+        // Stopped between months when the caller gives up.
+        if ctx.is_cancelled() {
+            return Err(CommandError::new(
+                codes::CANCELLED,
+                format!("The export stopped after {done} of {} months", months.len()),
+            ));
+        }
+        let (from, to, this) = (input.from.clone(), input.to.clone(), month.clone());
+        let rows = on_store(ctx, move |conn| {
+            all(
+                conn,
+                &format!(
+                    "SELECT o.id, o.created_at, o.status, o.user_id, i.product_id, i.quantity,
+                        i.unit_price_cents
+                     FROM orders o JOIN order_items i ON i.order_id = o.id
+                     WHERE {COUNTED} AND substr(o.created_at, 1, 7) = ?3
+                     ORDER BY o.created_at, o.id, i.product_id"
+                ),
+                params![from, to, this],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, String>(2)?,
+                        row.get::<_, Option<i64>>(3)?,
+                        row.get::<_, i64>(4)?,
+                        row.get::<_, i64>(5)?,
+                        row.get::<_, i64>(6)?,
+                    ))
+                },
+            )
+        })
+        .await?;
+        let mut last_order = None;
+        for (order, placed, status, user, product, quantity, unit) in rows {
+            if last_order.as_ref() != Some(&order) {
+                orders += 1;
+            }
+            lines += 1;
+            let user = user.map(|id| id.to_string()).unwrap_or_default();
+            csv.push_str(&format!(
+                "{order},{placed},{status},{user},{product},{quantity},{unit},{}\n",
+                quantity * unit
+            ));
+            last_order = Some(order);
+        }
+        ctx.report_progress(
+            (done + 1) as f64,
+            Some(months.len() as f64),
+            Some(format!("{month} exported")),
+        )
+        .await;
+    }
+    let uri = format!(
+        "shop://exports/orders-{}-{}.csv",
+        input.from.as_deref().unwrap_or("start"),
+        input.to.as_deref().unwrap_or("now")
+    );
+    let export = OrdersExport {
+        orders,
+        lines,
+        months,
+        uri,
+    };
+    Ok((export, csv))
+}
+
+/// Runs `query` on the shop's store off the async workers.
+async fn on_store<T: Send + 'static>(
+    ctx: &CommandContext,
+    query: impl FnOnce(&rusqlite::Connection) -> Result<T, CommandError> + Send + 'static,
+) -> Result<T, CommandError> {
+    let ctx = ctx.clone();
+    tokio::task::spawn_blocking(move || query(&ctx.state::<ShopStore>()?.read()))
+        .await
+        .map_err(|error| CommandError::internal(format!("the store's query stopped: {error}")))?
 }

@@ -57,9 +57,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::ops::Body;
 use crate::auth::Principal;
-use crate::mcp::server::call::{
-    Answer, CALL_PANICKED, Called, Input, Outbound, PROGRESS_TOKEN, ToolCall,
-};
+use crate::mcp::server::answer::{Answer, CALL_PANICKED};
+use crate::mcp::server::call::{Called, Input, Outbound, PROGRESS_TOKEN, ToolCall};
 use crate::mcp::server::caller::SESSION_HEADER;
 use crate::mcp::server::state::McpServer;
 use crate::mcp::server::state::WeakServer;
@@ -279,7 +278,8 @@ pub(in crate::mcp) fn made(server: &McpServer) {
 }
 
 /// Whether an `initialize` declares a client the server may ask something mid-call
-/// (sampling, elicitation): its calls need rmcp's request stream.
+/// (sampling, elicitation), or one that takes tasks: its calls need rmcp's request stream
+/// and its record of the client.
 fn asks_client(initialize: &[u8]) -> bool {
     #[derive(Deserialize)]
     struct Initialize {
@@ -291,7 +291,12 @@ fn asks_client(initialize: &[u8]) -> bool {
     }
     serde_json::from_slice::<Initialize>(initialize).map_or(true, |initialize| {
         let capabilities = initialize.params.capabilities;
-        capabilities.contains_key("sampling") || capabilities.contains_key("elicitation")
+        capabilities.contains_key("sampling")
+            || capabilities.contains_key("elicitation")
+            || capabilities
+                .get("extensions")
+                .and_then(|extensions| extensions.get(rmcp::model::TASKS_EXTENSION_ID))
+                .is_some()
     })
 }
 

@@ -14,6 +14,7 @@ use super::listing;
 use super::rounds::{DEFAULT_STATE_TTL, Rounds};
 use super::state::{Inner, McpServer};
 use super::strategy::{Strategy, UnknownStrategy};
+use super::tasks::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, Tasks};
 use super::tools::Rendering;
 use crate::audit::Audit;
 use crate::command_context::CommandContext;
@@ -98,6 +99,9 @@ pub struct McpServerBuilder {
     state_keys: Option<Vec<(String, Vec<u8>)>>,
     state_ttl: std::time::Duration,
     list_changes: Option<super::changes::ListChanges>,
+    task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
+    task_ttl: std::time::Duration,
+    task_poll: std::time::Duration,
 }
 
 impl McpServerBuilder {
@@ -126,7 +130,36 @@ impl McpServerBuilder {
             state_keys: None,
             state_ttl: DEFAULT_STATE_TTL,
             list_changes: None,
+            task_store: None,
+            task_ttl: DEFAULT_TASK_TTL,
+            task_poll: DEFAULT_POLL_INTERVAL,
         }
+    }
+
+    /// Where the records of calls that run as tasks are kept (MCP's tasks extension):
+    /// by default in this process ([`MemoryTaskStore`](crate::tasks::MemoryTaskStore)).
+    /// Give replicas a shared one ([`RedisTaskStore`](crate::tasks::RedisTaskStore), beside
+    /// their sessions) for any of them to answer `tasks/get`, `tasks/update` and
+    /// `tasks/cancel` for a task another one runs.
+    #[must_use]
+    pub fn task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
+        self.task_store = Some(store);
+        self
+    }
+
+    /// How long a task stays readable after its creation (its `ttlMs`; default five
+    /// minutes). A task still running is kept until it ends, then this long again.
+    #[must_use]
+    pub fn task_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
+    /// How often a client should poll a task (its `pollIntervalMs`; default one second).
+    #[must_use]
+    pub fn task_poll_interval(mut self, every: std::time::Duration) -> Self {
+        self.task_poll = every;
+        self
     }
 
     /// Shares `changes` with other servers (a gateway's catalog rebuilt while it serves), so
@@ -434,6 +467,15 @@ impl McpServerBuilder {
         dispatcher.warm_in_background();
         let drain = self.drain.unwrap_or_default();
         let readiness = Readiness::for_dispatcher(&dispatcher);
+        let offers_tasks = dispatcher
+            .registry()
+            .commands()
+            .iter()
+            .any(|entry| entry.def().task_support() != crate::TaskSupport::Forbidden);
+        let task_store = self
+            .task_store
+            .unwrap_or_else(|| Arc::new(crate::tasks::MemoryTaskStore::new()));
+        let tasks = Arc::new(Tasks::new(task_store, self.task_ttl, self.task_poll));
         let resources = match self.resources {
             Some(resources) => resources,
             None => Resources::try_global()?.clone(),
@@ -461,6 +503,8 @@ impl McpServerBuilder {
             custom_instructions,
             views: Default::default(),
             rounds: Arc::new(rounds),
+            tasks,
+            offers_tasks,
             list_changes: self.list_changes.unwrap_or_default(),
             audit: Arc::new(self.audit.unwrap_or_default()),
             readiness: self

@@ -1,40 +1,42 @@
 //! A `tools/call`, whichever way it arrived: [`McpServer::run_tool_call`] is the one path
-//! that rmcp's handler and the stdio front both take. It builds the call's context (the
+//! that rmcp's handler and the direct paths all take. It builds the call's context (the
 //! server's base context, the request's cancellation, its `afd/session` or else the
 //! transport's session, progress reporting, log messages and requests to the client),
-//! routes the call to the dispatcher, and announces a changed session listing. Also the tool result's two forms: rmcp's
-//! [`CallToolResult`] (with a command's content blocks) and the JSON the stdio front writes
-//! itself.
+//! refuses what the caller cannot call, runs the call (as a task where it is one), and
+//! announces a changed session listing.
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolResult, ClientCapabilities, ErrorData, InputRequiredResult, JsonObject,
-    ProgressNotificationParam, ProgressToken,
+    CallToolResult, ClientCapabilities, ErrorData, JsonObject, ProgressNotificationParam,
+    ProgressToken,
 };
 use rmcp::{Peer, RoleServer};
-use serde::{Deserialize as _, Serialize};
+use serde::Deserialize as _;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
+use super::answer::Answer;
+use super::asking::Declared;
 use super::client::{LevelCell, McpClient, McpLog};
 use super::env::SESSION_META;
 use super::observe::Request;
 use super::progress::Progress;
-use super::rounds::{Bound, Declared, RoundClient};
+use super::rounds::{Bound, RoundClient};
 use super::state::McpServer;
+use super::tasks::TaskClient;
 use super::tools::{BATCH, DETAIL, DISCOVER, DOCS, HELP, PIPE, Route, SCHEMA};
 use crate::audit::{AuditEvent, Decision};
+use crate::client::ClientRequests;
+use crate::command::{CommandDef, TaskStart, TaskSupport};
 use crate::command_context::CommandContext;
 use crate::error::{CommandError, codes};
 use crate::metrics;
 use crate::result::CommandResult;
 use crate::telemetry::{self, Origin};
-use crate::tools::batch::BatchResult;
 use crate::tools::meta::{BuiltinOutcome, MetaTools};
-use crate::tools::pipe::PipeResult;
 
 /// The `_meta` key of a request's progress token.
 pub(in crate::mcp) const PROGRESS_TOKEN: &str = "progressToken";
@@ -105,10 +107,6 @@ pub(in crate::mcp) struct Called {
     pub(in crate::mcp) listing_changed: bool,
 }
 
-/// The JSON-RPC error message (-32603) of a `tools/call` that panicked outside its
-/// handler (whose own panics are tool results).
-pub(in crate::mcp) const CALL_PANICKED: &str = "the tool call failed inside the server";
-
 impl McpServer {
     /// Runs a `tools/call` request: the context rmcp's handler and the stdio front both
     /// give a call, its answer, and `notifications/tools/list_changed` where `tools/list`
@@ -168,10 +166,21 @@ impl McpServer {
             let answer = Answer::Command(CommandResult::failure(shutting_down()));
             return self.refused(audited, codes::SHUTTING_DOWN, started, answer);
         };
+        // What the call runs, where it names one command (itself, or through afd-call).
+        let def = self.command_of(name, &arguments);
         // A command that needs a client capability the caller did not declare does not run.
-        if let Some(answer) = self.missing_capability(name, &arguments, legacy, peer, input) {
+        let missing = def.and_then(|def| self.missing_capability(def, legacy, peer, input));
+        if let Some(answer) = missing {
             return self.refused(audited, codes::CLIENT_CAPABILITY_MISSING, started, answer);
         }
+        // A command that runs as a task does so for a client that declared the extension.
+        let task_start = match def.map(|def| self.task_plan(def, legacy, peer, input)) {
+            None | Some(Ok(None)) => None,
+            Some(Ok(Some(start))) => Some(start),
+            Some(Err(answer)) => {
+                return self.refused(audited, codes::CLIENT_CAPABILITY_MISSING, started, answer);
+            }
+        };
         // On the stateless revision the handler asks its client through rounds: the
         // request's answers, and its state bound to the request.
         // A client that declared nothing it could be asked, and brought no earlier round,
@@ -237,13 +246,32 @@ impl McpServer {
             McpLog::new(client.cloned(), Arc::new(LevelCell::of_request(meta)), true)
         };
         ctx = ctx.with_log(Arc::new(log.clone()));
-        match (&round, client) {
-            (Some(round), _) => ctx = ctx.with_client(round.clone()),
+        let asks: Option<Arc<dyn ClientRequests>> = match (&round, client) {
+            (Some(round), _) => Some(round.clone()),
             // The stateless revision forbids the server's own requests mid-call.
-            (None, Some(peer)) if legacy => {
-                ctx = ctx.with_client(Arc::new(McpClient::new(peer.clone())));
-            }
-            (None, _) => {}
+            (None, Some(peer)) if legacy => Some(Arc::new(McpClient::new(peer.clone()))),
+            (None, _) => None,
+        };
+        // In a call that is or may become a task, questions wait in the task once it is one.
+        let task = task_start.map(|start| {
+            let declared = self.declared(legacy, peer, input).unwrap_or_default();
+            let before = (start == TaskStart::Handler)
+                .then(|| asks.clone())
+                .flatten();
+            let task = TaskClient::new(
+                self.inner.tasks.clone(),
+                declared,
+                before,
+                name,
+                subject.as_deref(),
+                token.clone(),
+            );
+            (Arc::new(task), start)
+        });
+        match (&task, asks) {
+            (Some((task, _)), _) => ctx = ctx.with_client(task.clone()),
+            (None, Some(asks)) => ctx = ctx.with_client(asks),
+            (None, None) => {}
         }
         let progress = match (progress, client, progress_to) {
             (Some(token), Some(peer), _) => Some(Progress::new(peer.clone(), token)),
@@ -261,7 +289,10 @@ impl McpServer {
             Some(handle) => self.inner.dispatcher.session(handle).await.ok(),
             None => None,
         };
-        let answer = {
+        let answer = if let Some((task, start)) = task {
+            self.run_as_task(task, start, name, arguments, ctx, &span, &token, &cancel)
+                .await
+        } else {
             let call = self
                 .answer_call(name, arguments, ctx)
                 .instrument(span.clone());
@@ -281,9 +312,10 @@ impl McpServer {
         };
         // A round that left a question unanswered is answered with the questions, whatever
         // the handler made of the error its question returned.
-        let answer = match (round, &bound) {
-            (Some(round), Some(bound)) => self.after_round(answer, &round, bound),
-            _ => answer,
+        let answer = match (round, &bound, answer) {
+            (_, _, answer @ Answer::Task(_)) => answer,
+            (Some(round), Some(bound), answer) => self.after_round(answer, &round, bound),
+            (_, _, answer) => answer,
         };
         if !answer.success() {
             telemetry::fail(&span, "tool_error");
@@ -366,39 +398,17 @@ impl McpServer {
     /// the agent can read. `None` when nothing is missing (or nothing can be known).
     fn missing_capability(
         &self,
-        name: &str,
-        arguments: &Value,
+        def: &CommandDef,
         legacy: bool,
         peer: Outbound<'_>,
         input: Input<'_>,
     ) -> Option<Answer> {
-        let route = self.inner.routes.get(name);
-        let argument = |key: &str| arguments.get(key).and_then(Value::as_str);
-        let command = Route::command(route, name, argument)?;
-        let needs = self
-            .inner
-            .dispatcher
-            .registry()
-            .get(command)?
-            .def()
-            .needs_client();
+        let command = def.name();
+        let needs = def.needs_client();
         if needs.is_empty() {
             return None;
         }
-        let declared = if legacy {
-            // A session's client declared its capabilities at `initialize`; a call whose
-            // messages are held has a client that declared neither sampling nor elicitation.
-            match peer {
-                Outbound::Peer(peer) => Declared::of(
-                    peer.peer_info()
-                        .and_then(|info| serde_json::to_value(&info.capabilities).ok())
-                        .as_ref(),
-                ),
-                Outbound::Held(_) => return None,
-            }
-        } else {
-            input.declared
-        };
+        let declared = self.declared(legacy, peer, input)?;
         let missing: Vec<&str> = needs
             .iter()
             .copied()
@@ -428,6 +438,157 @@ impl McpServer {
         .with_suggestion("Call it from an MCP client that declares these capabilities.")
         .with_retryable(false);
         Some(Answer::Command(CommandResult::failure(error)))
+    }
+
+    /// The command a call of the tool `name` with `arguments` runs: the tool's own, or the
+    /// one afd-call names; `None` for the other built-in tools and unknown names.
+    fn command_of(&self, name: &str, arguments: &Value) -> Option<&'static CommandDef> {
+        let route = self.inner.routes.get(name);
+        let argument = |key: &str| arguments.get(key).and_then(Value::as_str);
+        let command = Route::command(route, name, argument)?;
+        Some(self.inner.dispatcher.registry().get(command)?.def())
+    }
+
+    /// What the caller declared it can do: on the stateless revision its request's
+    /// `_meta`, else what its client declared at `initialize`; `None` where that is not
+    /// known (a session whose calls the HTTP direct path takes: one that declared neither
+    /// sampling, elicitation nor tasks).
+    fn declared(&self, legacy: bool, peer: Outbound<'_>, input: Input<'_>) -> Option<Declared> {
+        if !legacy {
+            return Some(input.declared);
+        }
+        match peer {
+            Outbound::Peer(peer) => Some(Declared::of(
+                peer.peer_info()
+                    .and_then(|info| serde_json::to_value(&info.capabilities).ok())
+                    .as_ref(),
+            )),
+            Outbound::Held(_) => None,
+        }
+    }
+
+    /// Whether the call runs as a task, and when it becomes one: `None` for a plain call
+    /// (a command without task support, or a client without the extension where the
+    /// command allows that).
+    ///
+    /// # Errors
+    ///
+    /// The answer to a caller without the extension calling a command that runs only as a
+    /// task: -32021 naming the extension on the stateless revision, else a tool error.
+    fn task_plan(
+        &self,
+        def: &CommandDef,
+        legacy: bool,
+        peer: Outbound<'_>,
+        input: Input<'_>,
+    ) -> Result<Option<TaskStart>, Answer> {
+        let command = def.name();
+        let support = def.task_support();
+        if support == TaskSupport::Forbidden {
+            return Ok(None);
+        }
+        let declared = self
+            .declared(legacy, peer, input)
+            .is_some_and(|declared| declared.tasks);
+        match (declared, support) {
+            (true, _) => Ok(Some(def.task_start())),
+            (false, TaskSupport::Required) if !legacy => {
+                let mut required = ClientCapabilities::default();
+                required.extensions = Some(
+                    [(
+                        rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                        JsonObject::new(),
+                    )]
+                    .into_iter()
+                    .collect(),
+                );
+                Err(Answer::Protocol(
+                    ErrorData::missing_required_client_capability(required),
+                ))
+            }
+            (false, TaskSupport::Required) => {
+                let error = CommandError::new(
+                    codes::CLIENT_CAPABILITY_MISSING,
+                    format!(
+                        "'{command}' runs only as a task, and this client did not declare MCP's tasks extension ({})",
+                        rmcp::model::TASKS_EXTENSION_ID
+                    ),
+                )
+                .with_suggestion("Call it from an MCP client that supports tasks.")
+                .with_retryable(false);
+                Err(Answer::Command(CommandResult::failure(error)))
+            }
+            (false, _) => Ok(None),
+        }
+    }
+
+    /// Runs a call that is, or may become, a task: made one at once (`task_start =
+    /// "call"`), or when its handler says so; the client is answered with the task and the
+    /// handler runs on in the background, its end written to the task's record.
+    #[allow(clippy::too_many_arguments)]
+    async fn run_as_task(
+        &self,
+        task: Arc<TaskClient>,
+        start: TaskStart,
+        name: &str,
+        arguments: Value,
+        ctx: CommandContext,
+        span: &tracing::Span,
+        token: &CancellationToken,
+        cancel: &CancellationToken,
+    ) -> Answer {
+        let (promoted, mut promotion) = tokio::sync::oneshot::channel();
+        let created = match start {
+            TaskStart::Call => match task.start().await {
+                Ok((created, _, _)) => Some(created),
+                Err(error) => return Answer::Protocol(error),
+            },
+            TaskStart::Handler => {
+                task.offer(promoted);
+                None
+            }
+        };
+        let server = self.clone();
+        let tool = name.to_owned();
+        let mut handle = tokio::spawn(
+            async move { server.answer_call(&tool, arguments, ctx).await }.instrument(span.clone()),
+        );
+        let created = match created {
+            Some(created) => created,
+            None => {
+                // The handler's end, or the task it made of the call.
+                let waited = tokio::select! {
+                    biased;
+                    Ok(created) = &mut promotion => Ok(created),
+                    joined = &mut handle => Err(joined),
+                    () = cancel.cancelled() => {
+                        token.cancel();
+                        promotion.close();
+                        Err((&mut handle).await)
+                    }
+                    () = self.inner.drain.aborted() => {
+                        token.cancel();
+                        promotion.close();
+                        Err((&mut handle).await)
+                    }
+                };
+                match waited {
+                    Ok(created) => created,
+                    Err(Ok(answer)) => return answer,
+                    Err(Err(error)) => return joined_failure(error),
+                }
+            }
+        };
+        let Some((id, running)) = task.task() else {
+            return Answer::Protocol(ErrorData::internal_error("a task without its record", None));
+        };
+        tokio::spawn(self.inner.tasks.clone().finish(
+            id,
+            running,
+            handle,
+            self.inner.drain.clone(),
+        ));
+        Answer::Task(created)
     }
 
     /// What a round of a stateless call comes to: the handler's answer, the questions it
@@ -604,134 +765,16 @@ fn call_arguments(arguments: Value) -> Result<(String, Value), CommandError> {
     Ok((command, input))
 }
 
-/// What a tool call produced.
-pub(in crate::mcp) enum Answer {
-    Command(CommandResult<Value>),
-    Batch(BatchResult),
-    Pipe(PipeResult),
-    /// The handler asked its client something (2026-07-28): the questions and the state.
-    InputRequired(InputRequiredResult),
-    /// The request itself is refused: a JSON-RPC error, not a tool result.
-    Protocol(ErrorData),
-}
-
-impl Answer {
-    pub(in crate::mcp) fn success(&self) -> bool {
-        match self {
-            Answer::Command(result) => result.success,
-            Answer::Batch(result) => result.success,
-            Answer::Pipe(result) => result.success,
-            Answer::InputRequired(_) => true,
-            Answer::Protocol(_) => false,
-        }
+/// The answer of a call whose spawned handler did not return: its panic goes on up to the
+/// entrance (which answers it as any panic outside a handler); a runtime shutting down is
+/// an internal error.
+fn joined_failure(error: tokio::task::JoinError) -> Answer {
+    match error.try_into_panic() {
+        Ok(panic) => std::panic::resume_unwind(panic),
+        Err(_) => Answer::Command(CommandResult::failure(CommandError::internal(
+            "the call was stopped with its runtime",
+        ))),
     }
-
-    /// The error code of a failed answer (a batch's or pipeline's first failure).
-    pub(in crate::mcp) fn error_code(&self) -> Option<&str> {
-        match self {
-            Answer::Command(result) => result.error.as_ref().map(|e| e.code.as_ref()),
-            Answer::Batch(result) => result
-                .results
-                .iter()
-                .find_map(|entry| entry.result.error.as_ref().map(|e| e.code.as_ref())),
-            Answer::Pipe(result) => result.error.as_ref().map(|e| e.code.as_ref()),
-            Answer::InputRequired(_) => None,
-            Answer::Protocol(_) => None,
-        }
-    }
-
-    /// Whether the answer carries content blocks of its own (then it is not written in the
-    /// stdio front's fixed shape).
-    pub(in crate::mcp) fn has_content(&self) -> bool {
-        matches!(self, Answer::Command(result) if !result.content.is_empty())
-    }
-
-    /// The result as rmcp sends it: structured content, the same JSON as text, `isError`;
-    /// a command's content blocks first, when it returned some.
-    pub(in crate::mcp) fn into_tool_result(self) -> CallToolResult {
-        let success = self.success();
-        match &self {
-            Answer::Command(result) if !result.content.is_empty() => rich_tool_result(result),
-            Answer::Command(result) => tool_result(result, success),
-            Answer::Batch(result) => tool_result(result, success),
-            Answer::Pipe(result) => tool_result(result, success),
-            // Never built for a caller that takes a tool result: said as a tool error.
-            Answer::InputRequired(_) => tool_result(
-                &CommandResult::<Value>::failure(CommandError::new(
-                    codes::INPUT_REQUIRED,
-                    "The call needs the client's input, which this surface cannot ask for",
-                )),
-                false,
-            ),
-            Answer::Protocol(error) => tool_result(
-                &CommandResult::<Value>::failure(CommandError::new(
-                    codes::VALIDATION_ERROR,
-                    error.message.to_string(),
-                )),
-                false,
-            ),
-        }
-    }
-
-    /// The JSON of [`into_tool_result`](Answer::into_tool_result)'s structured content,
-    /// written once (rmcp's path builds a `Value` of it, then writes it twice).
-    pub(in crate::mcp) fn to_json(&self) -> String {
-        let json = match self {
-            Answer::Command(result) => serde_json::to_string(result),
-            Answer::Batch(result) => serde_json::to_string(result),
-            Answer::Pipe(result) => serde_json::to_string(result),
-            Answer::InputRequired(result) => serde_json::to_string(result),
-            Answer::Protocol(error) => serde_json::to_string(error),
-        };
-        json.unwrap_or_else(|error| serialization_failure(&error).to_string())
-    }
-}
-
-/// The result as `structuredContent` and as JSON text, with `isError` on failure.
-fn tool_result<T: Serialize>(result: &T, success: bool) -> CallToolResult {
-    let value = serde_json::to_value(result).unwrap_or_else(|error| serialization_failure(&error));
-    if success {
-        CallToolResult::structured(value)
-    } else {
-        CallToolResult::structured_error(value)
-    }
-}
-
-/// A result with content blocks: the blocks, then (where there is data, or an error) the
-/// rest of the result as `structuredContent` and as JSON text. A success made only of
-/// content is its blocks alone.
-fn rich_tool_result(result: &CommandResult<Value>) -> CallToolResult {
-    let mut content = serde_json::to_value(&result.content).unwrap_or_else(|_| json!([]));
-    let has_data = result.data.as_ref().is_some_and(|data| !data.is_null());
-    let mut structured = None;
-    if has_data || !result.success {
-        let envelope = CommandResult {
-            content: Vec::new(),
-            ..result.clone()
-        };
-        let value =
-            serde_json::to_value(&envelope).unwrap_or_else(|error| serialization_failure(&error));
-        if let Some(blocks) = content.as_array_mut() {
-            blocks.push(json!({"type": "text", "text": value.to_string()}));
-        }
-        structured = Some(value);
-    }
-    let blocks = match serde_json::from_value(content) {
-        Ok(blocks) => blocks,
-        Err(error) => return CallToolResult::structured_error(serialization_failure(&error)),
-    };
-    let mut answer = if result.success {
-        CallToolResult::success(blocks)
-    } else {
-        CallToolResult::error(blocks)
-    };
-    answer.structured_content = structured;
-    answer
-}
-
-/// The structured content of a result that could not be serialised.
-fn serialization_failure(error: &serde_json::Error) -> Value {
-    json!({"success": false, "error": {"code": codes::INTERNAL_ERROR, "message": error.to_string()}})
 }
 
 /// `SHUTTING_DOWN`: a call that arrived once the drain had begun.
@@ -744,85 +787,4 @@ fn shutting_down() -> CommandError {
         "Retry the call: a new connection reaches another replica, or this server once it restarts.",
     )
     .with_retryable(true)
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-    use crate::content::{Content, ResourceContents};
-
-    fn wire(answer: Answer) -> Value {
-        serde_json::to_value(answer.into_tool_result()).unwrap()
-    }
-
-    #[test]
-    fn a_content_only_success_is_its_blocks_without_structured_content() {
-        let result = CommandResult::<Value>::content_only([
-            Content::text("Here:"),
-            Content::image([1u8, 2, 3], "image/png"),
-            Content::resource(
-                ResourceContents::text("test://a", "hi").with_mime_type("text/plain"),
-            ),
-            Content::resource_link("test://b", "b"),
-        ]);
-        assert_eq!(
-            wire(Answer::Command(result)),
-            json!({
-                "content": [
-                    {"type": "text", "text": "Here:"},
-                    {"type": "image", "data": "AQID", "mimeType": "image/png"},
-                    {"type": "resource", "resource": {"uri": "test://a", "mimeType": "text/plain", "text": "hi"}},
-                    {"type": "resource_link", "uri": "test://b", "name": "b"}
-                ],
-                "isError": false,
-                "resultType": "complete"
-            })
-        );
-    }
-
-    #[test]
-    fn data_beside_content_is_structured_and_written_after_the_blocks() {
-        let result = CommandResult::success(json!({"rows": 2}))
-            .with_content(Content::audio([0u8], "audio/wav"));
-        let wire = wire(Answer::Command(result));
-        assert_eq!(
-            wire["structuredContent"],
-            json!({"success": true, "data": {"rows": 2}})
-        );
-        assert_eq!(wire["content"][0]["type"], "audio");
-        assert_eq!(
-            wire["content"][1],
-            json!({"type": "text", "text": r#"{"success":true,"data":{"rows":2}}"#})
-        );
-        assert_eq!(wire["isError"], false);
-    }
-
-    #[test]
-    fn data_only_results_keep_their_shape() {
-        let wire = wire(Answer::Command(CommandResult::success(json!(1))));
-        assert_eq!(
-            wire,
-            json!({
-                "content": [{"type": "text", "text": r#"{"success":true,"data":1}"#}],
-                "structuredContent": {"success": true, "data": 1},
-                "isError": false,
-                "resultType": "complete"
-            })
-        );
-    }
-
-    #[test]
-    fn a_failure_with_content_stays_an_error_with_its_structured_error() {
-        let mut result = CommandResult::<Value>::failure(CommandError::new("NOT_FOUND", "gone"));
-        result.content.push(Content::text("partial log"));
-        let wire = wire(Answer::Command(result));
-        assert_eq!(wire["isError"], true);
-        assert_eq!(wire["structuredContent"]["error"]["code"], "NOT_FOUND");
-        assert_eq!(
-            wire["content"][0],
-            json!({"type": "text", "text": "partial log"})
-        );
-    }
 }

@@ -4,6 +4,8 @@
 //! and completions, and what a request is to an operator (its span and metrics).
 
 mod advertise;
+pub(in crate::mcp) mod answer;
+pub(in crate::mcp) mod asking;
 mod builder;
 pub(in crate::mcp) mod call;
 #[cfg(feature = "http")]
@@ -21,6 +23,7 @@ pub(in crate::mcp) mod resources;
 pub(in crate::mcp) mod rounds;
 pub(in crate::mcp) mod state;
 mod strategy;
+pub(in crate::mcp) mod tasks;
 pub(in crate::mcp) mod tools;
 mod tools_list;
 

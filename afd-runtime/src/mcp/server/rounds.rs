@@ -11,22 +11,19 @@
 //! state that was altered, replayed for another request or kept too long is refused and
 //! any replica holding the same keys resumes the call.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
-#[allow(deprecated)]
 use rmcp::model::{
-    CreateMessageRequestParams, ElicitationSchema, ErrorCode, ErrorData, InputRequests,
-    InputRequiredResult, RequestStateCodec, SealOptions,
+    ErrorCode, ErrorData, InputRequests, InputRequiredResult, RequestStateCodec, SealOptions,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest as _, Sha256};
 
-use crate::client::{ClientRequests, Elicitation, Root, SamplingRequest, SamplingResponse};
+use super::asking::{Asker, Declared, Keys, write_canonical};
 use crate::error::{CommandError, codes};
 
 /// How long a sealed state may be brought back, unless the builder says otherwise.
@@ -85,38 +82,6 @@ impl Bound {
         }
         associated.extend_from_slice(&digest);
         Bound { associated }
-    }
-}
-
-/// `value` as JSON with every object's keys sorted, so equal arguments sent in another
-/// order bind the same way.
-fn write_canonical(out: &mut Vec<u8>, value: &Value) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push(b'{');
-            for (index, key) in keys.into_iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                serde_json::to_writer(&mut *out, key).expect("a string serialises");
-                out.push(b':');
-                write_canonical(out, &map[key]);
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                write_canonical(out, item);
-            }
-            out.push(b']');
-        }
-        other => serde_json::to_writer(&mut *out, other).expect("a JSON value serialises"),
     }
 }
 
@@ -226,6 +191,7 @@ impl Rounds {
             round: carried.round,
             answers: carried.answers,
             track: Mutex::default(),
+            keys: Keys::default(),
         })
     }
 
@@ -297,40 +263,6 @@ impl Rounds {
     }
 }
 
-/// The client capabilities a 2026-07-28 request declared in its `_meta`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(in crate::mcp) struct Declared {
-    pub(in crate::mcp) sampling: bool,
-    pub(in crate::mcp) elicitation: bool,
-    pub(in crate::mcp) roots: bool,
-}
-
-impl Declared {
-    /// What `capabilities` (a `clientCapabilities` object) declares.
-    pub(in crate::mcp) fn of(capabilities: Option<&Value>) -> Declared {
-        let has = |name: &str| {
-            capabilities
-                .and_then(|capabilities| capabilities.get(name))
-                .is_some_and(|value| !value.is_null())
-        };
-        Declared {
-            sampling: has("sampling"),
-            elicitation: has("elicitation"),
-            roots: has("roots"),
-        }
-    }
-
-    /// Whether the capability `need` (as `needs_client(...)` names it) was declared.
-    pub(in crate::mcp) fn has(self, need: &str) -> bool {
-        match need {
-            "sampling" => self.sampling,
-            "elicitation" => self.elicitation,
-            "roots" => self.roots,
-            _ => false,
-        }
-    }
-}
-
 /// What one round of a call asked and used.
 #[derive(Default)]
 struct Track {
@@ -338,9 +270,6 @@ struct Track {
     asked: BTreeMap<String, Value>,
     /// The answers the call used, by key: the next round's state.
     used: BTreeMap<String, Value>,
-    /// How often each derived key was asked in this round (the same question asked twice
-    /// gets `-2`, `-3`).
-    derived: HashMap<String, u32>,
     /// The key of an answer that is not an answer to its question.
     invalid: Option<String>,
 }
@@ -357,6 +286,8 @@ pub(in crate::mcp) struct RoundClient {
     round: u32,
     answers: BTreeMap<String, Value>,
     track: Mutex<Track>,
+    /// The keys of its questions (the same question asked twice gets `-2`).
+    keys: Keys,
 }
 
 /// What a round came to, once the handler has returned.
@@ -386,28 +317,41 @@ impl RoundClient {
             (None, true) => Outcome::Complete,
         }
     }
+}
 
-    /// The key of a question: the handler's, or one derived from the question itself.
+impl Asker for RoundClient {
+    fn declared(&self) -> Declared {
+        self.declared
+    }
+
     fn key(&self, given: Option<&str>, kind: &str, params: &Value) -> String {
-        if let Some(key) = given {
-            return key.to_owned();
-        }
-        let mut canonical = Vec::new();
-        write_canonical(&mut canonical, params);
-        let digest = Sha256::digest(&canonical);
-        let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
-        let base = format!("{kind}-{hex}");
-        let mut track = self.track.lock().unwrap_or_else(|e| e.into_inner());
-        let seen = track.derived.entry(base.clone()).or_insert(0);
-        *seen += 1;
-        match *seen {
-            1 => base,
-            n => format!("{base}-{n}"),
-        }
+        self.keys.key(given, kind, params)
     }
 
     /// The answer under `key`, or the question recorded and `INPUT_REQUIRED`.
-    fn answer(&self, key: String, method: &str, params: Value) -> Result<Value, CommandError> {
+    fn answer(
+        &self,
+        key: String,
+        method: &'static str,
+        params: Value,
+    ) -> BoxFuture<'_, Result<Value, CommandError>> {
+        Box::pin(std::future::ready(self.answer_now(key, method, params)))
+    }
+
+    fn invalid(&self, key: &str, what: &str) -> CommandError {
+        let mut track = self.track.lock().unwrap_or_else(|e| e.into_inner());
+        track.invalid.get_or_insert_with(|| key.to_owned());
+        CommandError::new(
+            codes::VALIDATION_ERROR,
+            format!("The client's answer under `{key}` is not {what}"),
+        )
+        .with_retryable(false)
+    }
+}
+
+impl RoundClient {
+    /// The answer under `key`, or the question recorded and `INPUT_REQUIRED`.
+    fn answer_now(&self, key: String, method: &str, params: Value) -> Result<Value, CommandError> {
         let mut track = self.track.lock().unwrap_or_else(|e| e.into_inner());
         match self.answers.get(&key) {
             Some(answer) => {
@@ -433,17 +377,6 @@ impl RoundClient {
             }
         }
     }
-
-    /// Notes that the answer under `key` does not answer its question.
-    fn invalid(&self, key: &str, what: &str) -> CommandError {
-        let mut track = self.track.lock().unwrap_or_else(|e| e.into_inner());
-        track.invalid.get_or_insert_with(|| key.to_owned());
-        CommandError::new(
-            codes::VALIDATION_ERROR,
-            format!("The client's answer under `{key}` is not {what}"),
-        )
-        .with_retryable(false)
-    }
 }
 
 /// The error a question without an answer yet returns to the handler.
@@ -454,122 +387,6 @@ fn input_required(key: &str) -> CommandError {
     )
     .with_suggestion("Let the error return: the call resumes when the client answers.")
     .with_retryable(false)
-}
-
-impl ClientRequests for RoundClient {
-    fn can_sample(&self) -> bool {
-        self.declared.sampling
-    }
-
-    fn sample(
-        &self,
-        request: SamplingRequest,
-    ) -> BoxFuture<'_, Result<SamplingResponse, CommandError>> {
-        self.sample_keyed(None, request)
-    }
-
-    #[allow(deprecated)]
-    fn sample_keyed(
-        &self,
-        key: Option<&str>,
-        request: SamplingRequest,
-    ) -> BoxFuture<'_, Result<SamplingResponse, CommandError>> {
-        let key = key.map(str::to_owned);
-        async move {
-            // As rmcp writes the request on the 2025-11-25 wire.
-            let params = serde_json::to_value(&request)
-                .and_then(serde_json::from_value::<CreateMessageRequestParams>)
-                .and_then(|params| serde_json::to_value(&params))
-                .map_err(|error| {
-                    CommandError::internal(format!("invalid sampling request: {error}"))
-                })?;
-            let key = self.key(key.as_deref(), "sample", &params);
-            let mut answer = self.answer(key.clone(), "sampling/createMessage", params)?;
-            // A client may answer with a list of blocks; the first one is the answer.
-            if let Some(first) = answer
-                .get_mut("content")
-                .and_then(Value::as_array_mut)
-                .and_then(|blocks| (!blocks.is_empty()).then(|| blocks.remove(0)))
-            {
-                answer["content"] = first;
-            }
-            serde_json::from_value(answer).map_err(|_| self.invalid(&key, "a sampling result"))
-        }
-        .boxed()
-    }
-
-    fn can_elicit(&self) -> bool {
-        self.declared.elicitation
-    }
-
-    fn elicit(
-        &self,
-        message: String,
-        schema: Value,
-    ) -> BoxFuture<'_, Result<Elicitation<Value>, CommandError>> {
-        self.elicit_keyed(None, message, schema)
-    }
-
-    fn elicit_keyed(
-        &self,
-        key: Option<&str>,
-        message: String,
-        schema: Value,
-    ) -> BoxFuture<'_, Result<Elicitation<Value>, CommandError>> {
-        let key = key.map(str::to_owned);
-        async move {
-            // Checked as the client will read it, so a form it could not show fails here,
-            // in the handler, as it would on the 2025-11-25 wire.
-            if let Err(error) = serde_json::from_value::<ElicitationSchema>(schema.clone()) {
-                return Err(CommandError::internal(format!(
-                    "the form is not a valid elicitation schema: {error}"
-                )));
-            }
-            let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
-            let key = self.key(key.as_deref(), "elicit", &params);
-            let answer = self.answer(key.clone(), "elicitation/create", params)?;
-            elicitation(answer).ok_or_else(|| self.invalid(&key, "an elicitation result"))
-        }
-        .boxed()
-    }
-
-    fn can_list_roots(&self) -> bool {
-        self.declared.roots
-    }
-
-    fn list_roots(&self, key: Option<&str>) -> BoxFuture<'_, Result<Vec<Root>, CommandError>> {
-        let key = key.map(str::to_owned);
-        async move {
-            let params = json!({});
-            let key = self.key(key.as_deref(), "roots", &params);
-            let answer = self.answer(key.clone(), "roots/list", params)?;
-            #[derive(Deserialize)]
-            struct Roots {
-                roots: Vec<Root>,
-            }
-            serde_json::from_value::<Roots>(answer)
-                .map(|roots| roots.roots)
-                .map_err(|_| self.invalid(&key, "a roots/list result"))
-        }
-        .boxed()
-    }
-}
-
-/// An `ElicitResult` (`{action, content?}`) as the handler sees it; `None` if it is not one.
-fn elicitation(answer: Value) -> Option<Elicitation<Value>> {
-    let Value::Object(mut answer) = answer else {
-        return None;
-    };
-    match answer.get("action").and_then(Value::as_str)? {
-        "accept" => match answer.remove("content") {
-            None | Some(Value::Null) => Some(Elicitation::Accept(json!({}))),
-            Some(content @ Value::Object(_)) => Some(Elicitation::Accept(content)),
-            Some(_) => None,
-        },
-        "decline" => Some(Elicitation::Decline),
-        "cancel" => Some(Elicitation::Cancel),
-        _ => None,
-    }
 }
 
 /// The JSON-RPC error of an answer that does not answer its question.
@@ -584,6 +401,7 @@ fn invalid_answer(key: &str) -> ErrorData {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::{ClientRequests as _, Elicitation};
 
     fn bound(arguments: &Value) -> Bound {
         Bound::new("tools/call", "t", arguments, None)
@@ -598,6 +416,7 @@ mod tests {
             sampling: true,
             elicitation: true,
             roots: true,
+            tasks: false,
         }
     }
 

@@ -53,6 +53,11 @@ pub(in crate::mcp) struct Inner {
     pub(in crate::mcp) views: PerScopes<Inner>,
     /// How the state of a call that asks its client something is sealed (2026-07-28).
     pub(in crate::mcp) rounds: Arc<super::rounds::Rounds>,
+    /// The calls that run as tasks, and where their records live.
+    pub(in crate::mcp) tasks: Arc<super::tasks::Tasks>,
+    /// Whether a command of the catalog runs as a task: the server then offers MCP's tasks
+    /// extension.
+    pub(in crate::mcp) offers_tasks: bool,
     /// Where the server announces that its tool list changed.
     pub(in crate::mcp) list_changes: super::changes::ListChanges,
     /// Where decisions are recorded.
@@ -105,6 +110,8 @@ impl Inner {
             custom_instructions: self.custom_instructions,
             views: PerScopes::default(),
             rounds: self.rounds.clone(),
+            tasks: self.tasks.clone(),
+            offers_tasks: self.offers_tasks,
             list_changes: self.list_changes.clone(),
             audit: self.audit.clone(),
             drain: self.drain.clone(),

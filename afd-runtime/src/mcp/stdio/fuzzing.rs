@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::front::{Handshake, InFlight, refuse};
 use crate::CommandResult;
-use crate::mcp::server::call::Answer;
+use crate::mcp::server::answer::Answer;
 use crate::mcp::wire::message::{self, CallRequest};
 
 /// What the front does with one line.

@@ -11,8 +11,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::mcp::server::SESSION_META;
-use crate::mcp::server::call::{Answer, CALL_PANICKED, PROGRESS_TOKEN};
-use crate::mcp::server::rounds::Declared;
+use crate::mcp::server::answer::{Answer, CALL_PANICKED};
+use crate::mcp::server::asking::Declared;
+use crate::mcp::server::call::PROGRESS_TOKEN;
 
 /// The `_meta` members of a 2026-07-28 request that carry the protocol version, the client
 /// and its capabilities.
@@ -170,6 +171,70 @@ impl<'de> Deserialize<'de> for CallMeta {
     }
 }
 
+/// Which extensions a `capabilities.extensions` object declares (any other shape: none).
+#[derive(Default)]
+struct Extensions {
+    tasks: bool,
+}
+
+impl<'de> Deserialize<'de> for Extensions {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Look;
+        impl<'de> serde::de::Visitor<'de> for Look {
+            type Value = Extensions;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("any JSON value")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Extensions, A::Error> {
+                let mut tasks = false;
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    let value = map.next_value::<Value>()?;
+                    tasks |= key == rmcp::model::TASKS_EXTENSION_ID && !value.is_null();
+                }
+                Ok(Extensions { tasks })
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Extensions, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Extensions::default())
+            }
+
+            fn visit_str<E>(self, _: &str) -> Result<Extensions, E> {
+                Ok(Extensions::default())
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<Extensions, E> {
+                Ok(Extensions::default())
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<Extensions, E> {
+                Ok(Extensions::default())
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<Extensions, E> {
+                Ok(Extensions::default())
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<Extensions, E> {
+                Ok(Extensions::default())
+            }
+
+            fn visit_unit<E>(self) -> Result<Extensions, E> {
+                Ok(Extensions::default())
+            }
+        }
+        deserializer.deserialize_any(Look)
+    }
+}
+
 /// The shape of a protocol member of `_meta`, read without keeping it: its text if a
 /// string, whether an object, and whether an object with `sampling` or `elicitation`.
 #[derive(Default)]
@@ -214,6 +279,11 @@ impl<'de> Deserialize<'de> for Shape<'de> {
                         "sampling" => declared.sampling = true,
                         "elicitation" => declared.elicitation = true,
                         "roots" => declared.roots = true,
+                        "extensions" => {
+                            let extensions = map.next_value::<Extensions>()?;
+                            declared.tasks = extensions.tasks;
+                            continue;
+                        }
                         _ => {}
                     }
                     map.next_value::<IgnoredAny>()?;
@@ -430,6 +500,12 @@ pub(in crate::mcp) fn response_line(id: &Value, answer: Answer, complete: bool) 
 pub(in crate::mcp) fn response_json(id: &Value, answer: Answer, complete: bool) -> Vec<u8> {
     let answer = match answer {
         Answer::InputRequired(result) => {
+            return serde_json::to_vec(
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            )
+            .unwrap_or_default();
+        }
+        Answer::Task(result) => {
             return serde_json::to_vec(
                 &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}),
             )
