@@ -120,7 +120,7 @@ fn the_lazy_listing_is_flat_from_5_to_5000_commands() {
 }
 
 #[tokio::test]
-async fn the_seeds_typical_lazy_interaction_stays_within_1200_tokens() {
+async fn the_seeds_typical_lazy_interaction_stays_within_1250_tokens() {
     use afd_examples::shop::{self, ShopStore};
     let counter = TokenCounter::o200k();
     let server = McpServer::builder(Registry::global())
@@ -135,9 +135,12 @@ async fn the_seeds_typical_lazy_interaction_stays_within_1200_tokens() {
         cost.discover > 0 && cost.detail > cost.discover && cost.call > 0,
         "{cost:?}"
     );
-    assert!(cost.total() <= 1200, "{cost:?}");
+    // The reference TypeScript server measures 1,523 for the same interaction and the
+    // seed estimates ~3,100; the line leaves a little room for the catalog to grow (a
+    // command more reorders afd-discover's answer by a few tokens).
+    assert!(cost.total() <= 1250, "{cost:?}");
     assert!(
-        cost.total() + cost.arguments <= 1200,
+        cost.total() + cost.arguments <= 1250,
         "even counting the arguments: {cost:?}"
     );
 }

@@ -576,3 +576,93 @@ async fn the_shops_export_runs_as_a_task_for_a_client_that_takes_one() {
         result["content"][0]["resource"]["text"]
     );
 }
+
+#[tokio::test]
+async fn a_session_client_hears_each_change_of_its_task() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+    for front in [true, false] {
+        let server = server(Strategy::Individual);
+        let (server_io, client_io) = tokio::io::duplex(1 << 20);
+        tokio::spawn(async move {
+            if front {
+                let (read, write) = tokio::io::split(server_io);
+                let _ = server.serve_stream(read, write).await;
+            } else {
+                use rmcp::ServiceExt as _;
+                if let Ok(running) = server.serve(server_io).await {
+                    let _ = running.waiting().await;
+                }
+            }
+        });
+        let (read, mut write) = tokio::io::split(client_io);
+        let mut read = BufReader::new(read).lines();
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "clientInfo": {"name": "afd-tests", "version": "0"}
+        }});
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "tasks-ask", "arguments": {}}});
+        let mut lines = String::new();
+        for message in [
+            initialize,
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            call,
+        ] {
+            lines.push_str(&format!("{message}\n"));
+        }
+        write.write_all(lines.as_bytes()).await.unwrap();
+        let mut task = None;
+        let mut heard = Vec::new();
+        while heard.last().map(String::as_str) != Some("completed") {
+            let line = tokio::time::timeout(Duration::from_secs(10), read.next_line())
+                .await
+                .expect("a message within 10 s")
+                .unwrap()
+                .expect("the stream is open");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == 1 {
+                assert_eq!(message["result"]["resultType"], "task", "{message}");
+                task = message["result"]["taskId"].as_str().map(str::to_owned);
+            }
+            if message["method"] != "notifications/tasks" {
+                continue;
+            }
+            let params = &message["params"];
+            assert_eq!(params["taskId"].as_str(), task.as_deref(), "{message}");
+            let status = params["status"].as_str().unwrap().to_owned();
+            if status == "input_required" {
+                // Answer the questions as they are announced (one answered twice is
+                // ignored the second time).
+                let yes = json!({"action": "accept", "content": {"confirm": true}});
+                let answers: serde_json::Map<String, Value> = params["inputRequests"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(|key| (key.clone(), yes.clone()))
+                    .collect();
+                let update = json!({"jsonrpc": "2.0", "id": 100 + heard.len(), "method": "tasks/update",
+                    "params": {"taskId": task, "inputResponses": answers}});
+                write
+                    .write_all(format!("{update}\n").as_bytes())
+                    .await
+                    .unwrap();
+            }
+            if status == "completed" {
+                assert!(
+                    params["result"].to_string().contains("true true true"),
+                    "front={front}: {message}"
+                );
+            }
+            heard.push(status);
+        }
+        assert!(
+            heard.contains(&"input_required".to_owned()),
+            "front={front}: {heard:?}"
+        );
+        assert!(
+            heard.contains(&"working".to_owned()),
+            "front={front}: {heard:?}"
+        );
+    }
+}

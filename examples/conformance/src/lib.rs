@@ -541,7 +541,7 @@ pub fn context() -> CommandContext {
 }
 
 /// The tools (a binary naming them keeps this crate linked).
-pub const COMMANDS: [&afd_runtime::CommandDef; 25] = [
+pub const COMMANDS: [&afd_runtime::CommandDef; 32] = [
     simple_text::COMMAND,
     image::COMMAND,
     audio::COMMAND,
@@ -567,4 +567,11 @@ pub const COMMANDS: [&afd_runtime::CommandDef; 25] = [
     rounds::ask_signed::COMMAND,
     rounds::ask_what_it_can::COMMAND,
     rounds::needs_sampling::COMMAND,
+    tasks::greet::COMMAND,
+    tasks::slow_compute::COMMAND,
+    tasks::failing_job::COMMAND,
+    tasks::protocol_error_job::COMMAND,
+    tasks::confirm_delete::COMMAND,
+    tasks::multi_input::COMMAND,
+    tasks::ask_then_task::COMMAND,
 ];

@@ -265,6 +265,8 @@ impl McpServer {
                 name,
                 subject.as_deref(),
                 token.clone(),
+                // A session's client hears of each change of its task.
+                client.filter(|_| legacy).cloned(),
             );
             (Arc::new(task), start)
         });

@@ -20,8 +20,10 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use rmcp::model::{
     CreateTaskResult, DetailedTask, ErrorCode, ErrorData, GetTaskResult, InputRequests, JsonObject,
-    Task, TaskPayload, TaskStatus,
+    ServerNotification, Task, TaskPayload, TaskStatus, TaskStatusNotification,
+    TaskStatusNotificationParams,
 };
+use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -73,6 +75,31 @@ pub(in crate::mcp) struct Running {
     by_client: AtomicBool,
     /// Woken when answers arrive.
     answered: Notify,
+    /// Where its status changes are announced (`notifications/tasks`): the client's
+    /// session, where it has one. The stateless wire routes them through
+    /// `subscriptions/listen`, which defines no filter for tasks yet: clients there poll.
+    announce: Option<Peer<RoleServer>>,
+}
+
+impl Running {
+    /// Announces the task as `record` now has it, where its client keeps a session.
+    fn announce(&self, record: &TaskRecord) {
+        let Some(peer) = &self.announce else {
+            return;
+        };
+        let Ok(task) = detailed(record) else {
+            return;
+        };
+        let notification = ServerNotification::TaskStatusNotification(TaskStatusNotification::new(
+            TaskStatusNotificationParams::from(task),
+        ));
+        let peer = peer.clone();
+        tokio::spawn(async move {
+            if let Err(error) = peer.send_notification(notification).await {
+                tracing::debug!(%error, "a task's status could not be announced");
+            }
+        });
+    }
 }
 
 impl Tasks {
@@ -103,6 +130,7 @@ impl Tasks {
         tool: &str,
         subject: Option<&str>,
         cancel: CancellationToken,
+        announce: Option<Peer<RoleServer>>,
     ) -> Result<(CreateTaskResult, Arc<Running>), ErrorData> {
         let now = crate::text::iso8601(std::time::SystemTime::now());
         let record = TaskRecord {
@@ -126,6 +154,7 @@ impl Tasks {
             cancel,
             by_client: AtomicBool::new(false),
             answered: Notify::new(),
+            announce,
         });
         self.running
             .lock()
@@ -249,8 +278,10 @@ impl Tasks {
         };
         let ended = Ended::of(joined, &running);
         let end = |record: &mut TaskRecord| ended.apply(record);
-        if let Err(error) = self.store.update(&id, &end).await {
-            tracing::error!(task = %id, %error, "could not record how a task ended");
+        match self.store.update(&id, &end).await {
+            Ok(Some(record)) => running.announce(&record),
+            Ok(None) => {}
+            Err(error) => tracing::error!(task = %id, %error, "could not record how a task ended"),
         }
         self.running
             .lock()
@@ -431,6 +462,8 @@ pub(in crate::mcp) struct TaskClient {
     seed: Seed,
     /// The call's cancellation, the task's once it is one.
     cancel: CancellationToken,
+    /// The client's session, where its status changes are announced.
+    announce: Option<Peer<RoleServer>>,
     /// Where the call is told that the handler turned it into a task.
     promote: Mutex<Option<oneshot::Sender<CreateTaskResult>>>,
 }
@@ -455,6 +488,7 @@ impl TaskClient {
         tool: &str,
         subject: Option<&str>,
         cancel: CancellationToken,
+        announce: Option<Peer<RoleServer>>,
     ) -> Self {
         TaskClient {
             parked: Arc::new(Parked {
@@ -470,6 +504,7 @@ impl TaskClient {
                 subject: subject.map(str::to_owned),
             },
             cancel,
+            announce,
             promote: Mutex::new(None),
         }
     }
@@ -485,6 +520,7 @@ impl TaskClient {
                 &self.seed.tool,
                 self.seed.subject.as_deref(),
                 self.cancel.clone(),
+                self.announce.clone(),
             )
             .await?;
         let id = created.task.task_id.clone();
@@ -617,11 +653,12 @@ impl Parked {
             }
         };
         let store = &self.tasks.store;
-        store
+        let asked = store
             .update(&id, &ask)
             .await
             .map_err(|error| store_error(&error))?
             .ok_or_else(gone)?;
+        running.announce(&asked);
         loop {
             let answered = running.answered.notified();
             tokio::pin!(answered);
@@ -635,12 +672,15 @@ impl Parked {
                 }
                 *taken.lock().unwrap_or_else(|e| e.into_inner()) = answer;
             };
-            store
+            let record = store
                 .update(&id, &take)
                 .await
                 .map_err(|error| store_error(&error))?
                 .ok_or_else(gone)?;
             if let Some(answer) = taken.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                if record.state == TaskState::Working {
+                    running.announce(&record);
+                }
                 return Ok(answer);
             }
             tokio::select! {
@@ -717,7 +757,7 @@ mod tests {
     async fn a_task_is_seen_answered_and_cancelled_only_by_the_caller_that_started_it() {
         let tasks = tasks();
         let (created, _) = tasks
-            .create("report", Some("alice"), CancellationToken::new())
+            .create("report", Some("alice"), CancellationToken::new(), None)
             .await
             .unwrap();
         let id = created.task.task_id;
@@ -759,6 +799,7 @@ mod tests {
             "ask",
             None,
             CancellationToken::new(),
+            None,
         ));
         let (_, id, _) = client.start().await.unwrap();
         let asking = {
