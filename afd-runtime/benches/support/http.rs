@@ -159,7 +159,15 @@ impl Client {
         if let Some(authorization) = &self.authorization {
             request = request.header("authorization", authorization);
         }
-        let request = request.body(Full::new(body)).expect("a request");
+        self.round_trip(request.body(Full::new(body)).expect("a request"))
+            .await
+    }
+
+    /// Sends `request`; the session id answered, if any, and the body (a success).
+    async fn round_trip(
+        &mut self,
+        request: hyper::Request<Full<Bytes>>,
+    ) -> (Option<String>, Bytes) {
         self.sender.ready().await.expect("the connection is open");
         let response = self.sender.send_request(request).await.expect("a response");
         let status = response.status();
@@ -180,6 +188,21 @@ impl Client {
             String::from_utf8_lossy(&body)
         );
         (session, body)
+    }
+
+    /// A stateless request of `method` on `target` (its `Mcp-Name`) with `body`; the
+    /// response body.
+    pub async fn send(&mut self, method: &str, target: &str, body: Bytes) -> Bytes {
+        let request = hyper::Request::post("/mcp")
+            .header("host", self.addr.to_string())
+            .header("content-type", "application/json")
+            .header("accept", self.accept)
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .header("mcp-name", target)
+            .body(Full::new(body))
+            .expect("a request");
+        self.round_trip(request).await.1
     }
 
     /// One `tools/call`; the response body.
