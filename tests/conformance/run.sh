@@ -5,7 +5,9 @@
 # every scenario of the suite (`--suite all`); then both requirement sets again with the
 # server in the hybrid strategy (the meta-tools, and as their own tools only the commands
 # marked `eager`, which the scenarios that read `tools/list` need: the others call their
-# tools by name, directly or through afd-call). Exits non-zero if any scenario fails that
+# tools by name, directly or through afd-call), and in the grouped strategy (a command as an
+# action of its category's tool; expected-failures-grouped.yaml says what that listing
+# cannot show the suite). Exits non-zero if any scenario fails that
 # expected-failures-2026-07-28.yaml does not list, or if one it lists passes (the list only
 # shrinks), or if a scenario not scored for a revision fails while that file does not list it.
 #
@@ -80,6 +82,11 @@ else
     serve hybrid
     run hybrid-2025-11-25 --requirements 2025-11-25
     run hybrid-2026-07-28 --requirements 2026-07-28 --expected-failures "$baseline"
+    serve grouped
+    scored="$baseline"
+    baseline="$here/expected-failures-grouped.yaml"
+    run grouped-2025-11-25 --requirements 2025-11-25
+    run grouped-2026-07-28 --requirements 2026-07-28 --expected-failures "$scored"
 fi
 rm -rf "$results"
 if [ "$status" -ne 0 ]; then
