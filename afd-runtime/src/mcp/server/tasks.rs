@@ -626,6 +626,11 @@ impl ClientRequests for TaskClient {
                 running.cancel.cancel();
                 let end = |record: &mut TaskRecord| Ended::Cancelled.apply(record);
                 let _ = self.tasks.store.update(&id, &end).await;
+                self.tasks
+                    .running
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
                 return false;
             }
             true
