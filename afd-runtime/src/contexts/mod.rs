@@ -46,7 +46,7 @@
 pub(crate) mod commands;
 pub(crate) mod gate;
 #[cfg(feature = "redis")]
-mod redis;
+pub(crate) mod redis;
 pub(crate) mod session;
 mod suggest;
 

@@ -18,8 +18,9 @@ use crate::text::{redact_url as redact, take_url_param};
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long connecting (or reconnecting) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// Attempts at one update before giving up on a session changed that often concurrently.
-const MAX_ATTEMPTS: usize = 64;
+/// Attempts at one update before giving up on a record (a session, a task) changed that
+/// often concurrently.
+pub(crate) const MAX_ATTEMPTS: usize = 64;
 
 /// Reads a session and refreshes its idle timer: `[version, state]`, both nil when absent.
 const GET: &str = r"
@@ -28,8 +29,9 @@ if r[1] then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return r
 ";
 
-/// Writes a state over the version read: 1 written, 0 changed meanwhile, -1 gone.
-const SWAP: &str = r"
+/// Writes a state over the version read: 1 written, 0 changed meanwhile, -1 gone. Every
+/// record kept as a version and JSON in a hash (sessions, tasks) is changed with it.
+pub(crate) const SWAP: &str = r"
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 if v ~= ARGV[1] then return 0 end
@@ -98,7 +100,8 @@ impl fmt::Debug for RedisSessionStore {
     }
 }
 
-fn unavailable(error: &redis::RedisError) -> SessionStoreError {
+/// The error of a Redis command that failed.
+pub(crate) fn unavailable(error: &redis::RedisError) -> SessionStoreError {
     SessionStoreError::new(format!("redis: {error}"))
 }
 

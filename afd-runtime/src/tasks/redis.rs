@@ -8,24 +8,12 @@ use redis::aio::ConnectionManager;
 
 use super::{StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError};
 use crate::contexts::RedisSessionStore;
-
-/// Attempts at one update before giving up on a task changed that often concurrently.
-const MAX_ATTEMPTS: usize = 64;
+use crate::contexts::redis::{MAX_ATTEMPTS, SWAP, unavailable};
 
 /// Creates a task: version 1 and the record, with its expiry.
 const CREATE: &str = r"
 redis.call('HSET', KEYS[1], 'v', '1', 's', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-";
-
-/// Writes a record over the version read: 1 written, 0 changed meanwhile, -1 gone.
-const SWAP: &str = r"
-local v = redis.call('HGET', KEYS[1], 'v')
-if not v then return -1 end
-if v ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', tostring(tonumber(v) + 1), 's', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 ";
 
@@ -45,10 +33,6 @@ impl std::fmt::Debug for RedisTaskStore {
             .field("prefix", &self.prefix)
             .finish_non_exhaustive()
     }
-}
-
-fn unavailable(error: &redis::RedisError) -> TaskStoreError {
-    TaskStoreError::new(format!("redis: {error}"))
 }
 
 impl RedisTaskStore {

@@ -51,6 +51,12 @@ impl Declared {
         }
     }
 
+    /// Whether the client declared anything a handler may ask it (sampling, elicitation,
+    /// roots); the tasks extension alone is not.
+    pub(in crate::mcp) fn can_be_asked(self) -> bool {
+        self.sampling || self.elicitation || self.roots
+    }
+
     /// Whether the capability `need` (as `needs_client(...)` names it) was declared.
     pub(in crate::mcp) fn has(self, need: &str) -> bool {
         match need {

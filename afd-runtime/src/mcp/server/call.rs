@@ -186,7 +186,7 @@ impl McpServer {
         // A client that declared nothing it could be asked, and brought no earlier round,
         // needs none: its handler's questions fail at once, as without a client.
         let rounds = !legacy
-            && (input.declared != Declared::default()
+            && (input.declared.can_be_asked()
                 || input.responses.is_some()
                 || input.state.is_some());
         let subject = principal.as_ref().map(|p| p.subject().to_owned());

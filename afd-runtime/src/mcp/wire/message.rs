@@ -193,8 +193,9 @@ impl<'de> Deserialize<'de> for Extensions {
             ) -> Result<Extensions, A::Error> {
                 let mut tasks = false;
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    let value = map.next_value::<Value>()?;
-                    tasks |= key == rmcp::model::TASKS_EXTENSION_ID && !value.is_null();
+                    // `null` declares nothing.
+                    let value = map.next_value::<Option<IgnoredAny>>()?;
+                    tasks |= key == rmcp::model::TASKS_EXTENSION_ID && value.is_some();
                 }
                 Ok(Extensions { tasks })
             }
