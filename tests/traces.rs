@@ -424,8 +424,32 @@ async fn the_gateways_call_upstream_is_a_client_span_in_the_same_trace_as_the_up
     exporting(&mut command, &receiver);
     let _gateway = Running(command.spawn().expect("the gateway starts"));
     assert!(wait_for_port(port, Duration::from_secs(30)));
+    // The gateway serves before its upstream's tools are known (it starts the shop in the
+    // background): wait, in sessions outside the trace, until a call reaches the shop.
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let started = std::time::Instant::now();
+    loop {
+        let mut probe = Caller::new(&url, None);
+        assert_eq!(probe.open().await.status, 200);
+        let answer = probe
+            .send(
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                    "name": "afd-call",
+                    "arguments": {"command": "shop.product-list", "input": {"limit": 1}}
+                }}),
+            )
+            .await;
+        if answer.message["result"]["isError"] == false {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the shop's tools never reached the gateway: {answer:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
-    let mut caller = Caller::new(&format!("http://127.0.0.1:{port}/mcp"), None);
+    let mut caller = Caller::new(&url, None);
     assert_eq!(caller.open().await.status, 200);
     call_in_trace(
         &mut caller,
