@@ -5,7 +5,9 @@
 //! {"mcpServers": {
 //!    "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
 //!    "shop":  {"url": "http://127.0.0.1:8787/mcp", "headers": {"Authorization": "Bearer ${SHOP_TOKEN}"},
-//!              "readOnly": true, "deny": ["order-*"], "timeoutMs": 10000, "eager": true}},
+//!              "readOnly": true, "deny": ["order-*"], "timeoutMs": 10000, "eager": true},
+//!    "crm":   {"url": "https://crm.example.com/mcp",
+//!              "auth": {"type": "clientCredentials", "clientId": "gateway", "clientSecret": "${CRM_SECRET}"}}},
 //!  "gateway": {"strategy": "lazy", "cacheDir": "/tmp/afd-gateway-cache", "timeoutMs": 60000}}
 //! ```
 
@@ -134,6 +136,9 @@ pub struct ServerConfig {
     /// HTTP headers sent on every request (`Authorization` among them).
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// How the gateway gets tokens for an HTTP upstream (default: none beyond `headers`).
+    #[serde(default)]
+    pub auth: Option<UpstreamAuth>,
     /// Start with the gateway (default: on first use, or at once when no tool list is
     /// cached yet).
     #[serde(default)]
@@ -159,6 +164,40 @@ pub struct ServerConfig {
     /// No tool that may change state (every tool not annotated `readOnlyHint: true`).
     #[serde(default)]
     pub read_only: bool,
+}
+
+/// How the gateway authorizes itself to an HTTP upstream.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+pub enum UpstreamAuth {
+    /// No token (only what `headers` sends, if anything).
+    None,
+    /// Tokens by the OAuth client credentials grant, renewed before they expire and when
+    /// the upstream refuses one. The issuer and its token endpoint are discovered from the
+    /// upstream's protected resource metadata unless named here.
+    #[serde(rename_all = "camelCase")]
+    ClientCredentials {
+        /// The gateway's client id at the authorization server.
+        client_id: String,
+        /// Its secret: `${VAR}`, so that it stays out of the file.
+        client_secret: String,
+        /// `client_secret_basic` or `client_secret_post` (default: what the server's
+        /// metadata prefers).
+        #[serde(default)]
+        method: Option<String>,
+        /// The scopes to ask for (default: the upstream's `scopes_supported`).
+        #[serde(default)]
+        scopes: Vec<String>,
+        /// The issuer, when discovery from the upstream is not wanted.
+        #[serde(default)]
+        issuer: Option<String>,
+        /// The token endpoint, to skip discovery altogether.
+        #[serde(default)]
+        token_endpoint: Option<String>,
+        /// The resource indicator (default: the upstream's metadata `resource`, or `url`).
+        #[serde(default)]
+        resource: Option<String>,
+    },
 }
 
 /// The transport of an upstream.
@@ -267,6 +306,10 @@ impl Config {
             for (key, value) in server.headers.iter_mut().chain(server.env.iter_mut()) {
                 *value = expand(value).map_err(|why| format!("server '{name}', '{key}': {why}"))?;
             }
+            if let Some(UpstreamAuth::ClientCredentials { client_secret, .. }) = &mut server.auth {
+                *client_secret = expand(client_secret)
+                    .map_err(|why| format!("server '{name}', 'auth.clientSecret': {why}"))?;
+            }
         }
         for (name, server) in &config.servers {
             if name.is_empty()
@@ -279,9 +322,35 @@ impl Config {
                     "server name '{name}' must be 1 to 64 characters of A-Z, a-z, 0-9, '_' and '-' (it prefixes tool names)"
                 ));
             }
-            server
+            let transport = server
                 .transport()
                 .map_err(|why| format!("server '{name}' {why}"))?;
+            if let Some(UpstreamAuth::ClientCredentials { method, .. }) = &server.auth {
+                if !matches!(transport, Transport::Http { .. }) {
+                    return Err(format!(
+                        "server '{name}': `auth` is for HTTP upstreams (`url`)"
+                    ));
+                }
+                if server
+                    .headers
+                    .keys()
+                    .any(|key| key.eq_ignore_ascii_case("authorization"))
+                {
+                    return Err(format!(
+                        "server '{name}' has both `auth` and an `Authorization` header; keep one"
+                    ));
+                }
+                if let Some(method) = method
+                    && !matches!(
+                        method.as_str(),
+                        "client_secret_basic" | "client_secret_post"
+                    )
+                {
+                    return Err(format!(
+                        "server '{name}': `auth.method` is `client_secret_basic` or `client_secret_post`, not `{method}`"
+                    ));
+                }
+            }
         }
         for (name, context) in &config.contexts {
             let kebab = !name.is_empty()
@@ -478,6 +547,74 @@ mod tests {
         assert!(neither.unwrap_err().contains("needs"));
         let bad_name = Config::parse(r#"{"mcpServers": {"a b": {"command": "x"}}}"#);
         assert!(bad_name.unwrap_err().contains("server name"));
+    }
+
+    #[test]
+    fn client_credentials_are_read_with_the_secret_from_the_environment() {
+        let path = std::env::var("PATH").unwrap();
+        let config = Config::parse(
+            r#"{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp",
+                 "auth": {"type": "clientCredentials", "clientId": "gw", "clientSecret": "${PATH}",
+                          "method": "client_secret_post", "scopes": ["r"]}}}}"#,
+        )
+        .unwrap();
+        let Some(UpstreamAuth::ClientCredentials {
+            client_id,
+            client_secret,
+            method,
+            scopes,
+            ..
+        }) = &config.servers["a"].auth
+        else {
+            panic!("not read as client credentials");
+        };
+        assert_eq!(
+            (
+                client_id.as_str(),
+                client_secret,
+                method.as_deref(),
+                &scopes[..]
+            ),
+            (
+                "gw",
+                &path,
+                Some("client_secret_post"),
+                &["r".to_owned()][..]
+            )
+        );
+        let none = Config::parse(
+            r#"{"mcpServers": {"a": {"url": "http://h/mcp", "auth": {"type": "none"}}}}"#,
+        );
+        assert_eq!(none.unwrap().servers["a"].auth, Some(UpstreamAuth::None));
+        for (bad, why) in [
+            (
+                r#"{"command": "x", "auth": {"type": "clientCredentials", "clientId": "c", "clientSecret": "s"}}"#,
+                "HTTP upstreams",
+            ),
+            (
+                r#"{"url": "http://h/mcp", "headers": {"authorization": "Bearer x"}, "auth": {"type": "clientCredentials", "clientId": "c", "clientSecret": "s"}}"#,
+                "keep one",
+            ),
+            (
+                r#"{"url": "http://h/mcp", "auth": {"type": "clientCredentials", "clientId": "c", "clientSecret": "s", "method": "none"}}"#,
+                "auth.method",
+            ),
+            (
+                r#"{"url": "http://h/mcp", "auth": {"type": "clientCredentials", "clientId": "c", "clientSecret": "${AFD_GATEWAY_TEST_UNSET}"}}"#,
+                "AFD_GATEWAY_TEST_UNSET",
+            ),
+            (
+                r#"{"url": "http://h/mcp", "auth": {"type": "password"}}"#,
+                "unknown variant",
+            ),
+            (
+                r#"{"url": "http://h/mcp", "auth": {"type": "clientCredentials", "clientId": "c"}}"#,
+                "clientSecret",
+            ),
+        ] {
+            let error = Config::parse(&format!(r#"{{"mcpServers": {{"a": {bad}}}}}"#)).unwrap_err();
+            assert!(error.contains(why), "{bad}: {error}");
+        }
     }
 
     #[test]

@@ -132,10 +132,10 @@ fn describe(upstream: &Upstream) -> Unlisted {
     let error = upstream.last_error();
     Unlisted {
         server: upstream.name().to_owned(),
-        status: if error.is_some() {
-            "failing"
-        } else {
-            "starting"
+        status: match (upstream.status(), &error) {
+            (Status::Unauthorized, _) => Status::Unauthorized.as_str(),
+            (_, Some(_)) => "failing",
+            (_, None) => "starting",
         },
         error,
         retry_after_ms: upstream

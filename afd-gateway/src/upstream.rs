@@ -8,6 +8,8 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use afd_oauth::token::ClientAuth;
+use afd_oauth::{Authorized, ClientCredentials, ClientCredentialsConfig, Secret, TokenSource};
 use afd_runtime::mcp::Progress;
 use afd_runtime::{CommandContext, CommandError, CommandResult, Content, codes};
 use rmcp::model::{
@@ -29,23 +31,12 @@ use tokio::sync::mpsc::UnboundedSender;
 use tracing::Instrument as _;
 
 use crate::cache::ToolList;
-use crate::config::{ServerConfig, Transport};
+use crate::config::{ServerConfig, Transport, UpstreamAuth};
 
 /// `error` and the errors under it, `: `-separated, so that a refused certificate or
 /// connection is named. rmcp keeps the transport's error, and the HTTP client's under it,
 /// without naming them as sources: those steps are taken by hand.
 fn with_causes(error: &(dyn std::error::Error + 'static)) -> String {
-    fn next<'a>(
-        error: &'a (dyn std::error::Error + 'static),
-    ) -> Option<&'a (dyn std::error::Error + 'static)> {
-        if let Some(ClientInitializeError::TransportError { error, .. }) = error.downcast_ref() {
-            return Some(error);
-        }
-        match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-            Some(StreamableHttpError::Client(inner)) => Some(inner),
-            _ => error.source(),
-        }
-    }
     let mut text = error.to_string();
     let mut cause = next(error);
     while let Some(error) = cause {
@@ -58,11 +49,97 @@ fn with_causes(error: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
+/// The error under `error`, including those rmcp keeps without naming them as sources.
+fn next<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a (dyn std::error::Error + 'static)> {
+    if let Some(ClientInitializeError::TransportError { error, .. }) = error.downcast_ref() {
+        return Some(error);
+    }
+    match error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+        Some(StreamableHttpError::Client(inner)) => Some(inner),
+        _ => error.source(),
+    }
+}
+
+/// Whether `error` is the upstream refusing the gateway's credentials (a 401 or 403
+/// challenge) or the gateway failing to get a token for it.
+fn is_authorization_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if afd_oauth::find_oauth_error(error).is_some()
+            || matches!(
+                error.downcast_ref::<StreamableHttpError<reqwest::Error>>(),
+                Some(
+                    StreamableHttpError::AuthRequired(_)
+                        | StreamableHttpError::InsufficientScope(_)
+                )
+            )
+        {
+            return true;
+        }
+        cause = next(error);
+    }
+    false
+}
+
+/// The token source an upstream's `auth` describes, if any.
+fn token_source(config: &ServerConfig, transport: &Transport) -> Option<Arc<dyn TokenSource>> {
+    let Transport::Http { url } = transport else {
+        return None;
+    };
+    match config.auth.as_ref()? {
+        UpstreamAuth::None => None,
+        UpstreamAuth::ClientCredentials {
+            client_id,
+            client_secret,
+            method,
+            scopes,
+            issuer,
+            token_endpoint,
+            resource,
+        } => Some(Arc::new(ClientCredentials::new(
+            afd_oauth::client(),
+            url.clone(),
+            ClientCredentialsConfig {
+                client_id: client_id.clone(),
+                client_secret: Secret::new(client_secret.clone()),
+                auth: method.as_deref().and_then(ClientAuth::from_name),
+                scopes: scopes.clone(),
+                issuer: issuer.clone(),
+                token_endpoint: token_endpoint.clone(),
+                resource: resource.clone(),
+            },
+        ))),
+    }
+}
+
+/// Why a start failed.
+#[derive(Debug)]
+struct StartFailure {
+    reason: String,
+    /// The upstream refused the gateway's credentials, or no token could be had.
+    unauthorized: bool,
+}
+
+impl From<String> for StartFailure {
+    fn from(reason: String) -> Self {
+        Self {
+            reason,
+            unauthorized: false,
+        }
+    }
+}
+
 /// Error codes of the gateway, beside afd-runtime's (`TIMEOUT`, `CANCELLED`, `FORBIDDEN`).
 pub mod error_codes {
     /// The upstream server could not be started, crashed, or is waiting out its restart
     /// backoff. Retryable.
     pub const UPSTREAM_UNAVAILABLE: &str = "UPSTREAM_UNAVAILABLE";
+    /// The upstream refused the gateway's credentials, or the gateway could not get a
+    /// token for it (its `auth` or `headers` need fixing, or its authorization server is
+    /// down). Retryable after the backoff.
+    pub const UPSTREAM_UNAUTHORIZED: &str = "UPSTREAM_UNAUTHORIZED";
     /// The upstream tool ran and reported an error (`isError: true`) or the upstream
     /// refused the request with a JSON-RPC error.
     pub const UPSTREAM_TOOL_ERROR: &str = "UPSTREAM_TOOL_ERROR";
@@ -70,7 +147,9 @@ pub mod error_codes {
     pub const UPSTREAM_PROTOCOL_ERROR: &str = "UPSTREAM_PROTOCOL_ERROR";
 }
 
-use error_codes::{UPSTREAM_PROTOCOL_ERROR, UPSTREAM_TOOL_ERROR, UPSTREAM_UNAVAILABLE};
+use error_codes::{
+    UPSTREAM_PROTOCOL_ERROR, UPSTREAM_TOOL_ERROR, UPSTREAM_UNAUTHORIZED, UPSTREAM_UNAVAILABLE,
+};
 
 /// The longest restart backoff.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -98,6 +177,9 @@ pub enum Status {
     Running,
     /// Its last start or connection failed; the next try waits for the backoff.
     Failing,
+    /// Its last start failed on authorization: the upstream refused the gateway's
+    /// credentials, or no token could be had for it.
+    Unauthorized,
 }
 
 impl Status {
@@ -107,6 +189,7 @@ impl Status {
             Status::Stopped => "not started",
             Status::Running => "running",
             Status::Failing => "failing",
+            Status::Unauthorized => "authorization failed",
         }
     }
 }
@@ -163,6 +246,8 @@ struct State {
     failures: u32,
     retry_at: Option<Instant>,
     last_error: Option<String>,
+    /// The last failure was an authorization failure.
+    unauthorized: bool,
     tools: Option<ToolList>,
     starts: u32,
 }
@@ -178,6 +263,8 @@ pub struct Upstream {
     state: Mutex<State>,
     progress: ProgressRoutes,
     events: UnboundedSender<Event>,
+    /// Where its tokens come from (`auth`), kept across restarts so a valid token is reused.
+    tokens: Option<Arc<dyn TokenSource>>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -206,7 +293,9 @@ impl Upstream {
         let transport = config
             .transport()
             .expect("the configuration was checked when it was read");
+        let tokens = token_source(&config, &transport);
         Upstream {
+            tokens,
             call_timeout: config.call_timeout(call_timeout),
             name,
             config,
@@ -247,6 +336,8 @@ impl Upstream {
         let state = lock(&self.state);
         if state.live.is_some() {
             Status::Running
+        } else if state.last_error.is_some() && state.unauthorized {
+            Status::Unauthorized
         } else if state.last_error.is_some() {
             Status::Failing
         } else {
@@ -294,24 +385,26 @@ impl Upstream {
                 return Err(self.unavailable(
                     state.last_error.as_deref().unwrap_or("it failed"),
                     Some(wait),
+                    state.unauthorized,
                 ));
             }
         }
         let timeout = self.config.start_timeout();
         let started = match tokio::time::timeout(timeout, self.start()).await {
             Ok(Ok(started)) => started,
-            Ok(Err(reason)) => return Err(self.failed(reason)),
+            Ok(Err(failure)) => return Err(self.failed(failure)),
             Err(_) => {
-                return Err(self.failed(format!(
+                return Err(self.failed(StartFailure::from(format!(
                     "it did not finish starting (initialize and tools/list) within {} ms",
                     timeout.as_millis()
-                )));
+                ))));
             }
         };
         let (peer, list) = started;
         let changed = {
             let mut state = lock(&self.state);
             state.last_error = None;
+            state.unauthorized = false;
             state.retry_at = None;
             state.starts += 1;
             let changed = state
@@ -329,7 +422,7 @@ impl Upstream {
     }
 
     /// Starts the server and fetches its tools; on success it is live.
-    async fn start(self: &Arc<Self>) -> Result<(Peer<RoleClient>, ToolList), String> {
+    async fn start(self: &Arc<Self>) -> Result<(Peer<RoleClient>, ToolList), StartFailure> {
         let handler = Handler {
             server: self.name.clone(),
             progress: self.progress.clone(),
@@ -369,12 +462,23 @@ impl Upstream {
                         .map_err(|e| format!("invalid value of header '{name}': {e}"))?;
                     config.custom_headers.insert(name, value);
                 }
-                let transport = StreamableHttpClientTransport::from_config(config);
-                handler.serve(transport).await.map_err(|error| {
-                    format!(
+                let handshake = match &self.tokens {
+                    Some(tokens) => {
+                        let client = Authorized::new(reqwest::Client::new(), tokens.clone());
+                        let transport = StreamableHttpClientTransport::with_client(client, config);
+                        handler.serve(transport).await
+                    }
+                    None => {
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        handler.serve(transport).await
+                    }
+                };
+                handshake.map_err(|error| StartFailure {
+                    reason: format!(
                         "the MCP handshake with {url} failed: {}",
                         with_causes(&error)
-                    )
+                    ),
+                    unauthorized: is_authorization_failure(&error),
                 })?
             }
         };
@@ -384,7 +488,7 @@ impl Upstream {
             Ok(tools) => tools,
             Err(error) => {
                 running.cancellation_token().cancel();
-                return Err(format!("tools/list failed: {error}"));
+                return Err(format!("tools/list failed: {error}").into());
             }
         };
         let list = ToolList {
@@ -432,7 +536,10 @@ impl Upstream {
         state.live = None;
         drop(state);
         tracing::warn!(server = %self.name, %reason, "upstream connection ended");
-        self.record_failure(format!("it exited or closed the connection ({reason})"));
+        self.record_failure(
+            format!("it exited or closed the connection ({reason})"),
+            false,
+        );
         if self.config.eager {
             let _ = self.events.send(Event::Restart(self.name.clone()));
         }
@@ -447,14 +554,15 @@ impl Upstream {
         };
         live.stop.cancel();
         drop(state);
-        self.record_failure(reason.to_owned());
+        self.record_failure(reason.to_owned(), false);
         if self.config.eager {
             let _ = self.events.send(Event::Restart(self.name.clone()));
         }
     }
 
-    fn record_failure(&self, reason: String) -> Duration {
+    fn record_failure(&self, reason: String, unauthorized: bool) -> Duration {
         let mut state = lock(&self.state);
+        state.unauthorized = unauthorized;
         state.failures = state.failures.saturating_add(1);
         let exponent = state.failures.saturating_sub(1).min(16);
         let backoff = FIRST_BACKOFF.saturating_mul(1 << exponent).min(MAX_BACKOFF);
@@ -470,15 +578,35 @@ impl Upstream {
             .and_then(|at| at.checked_duration_since(Instant::now()))
     }
 
-    fn failed(&self, reason: String) -> CommandError {
-        tracing::warn!(server = %self.name, %reason, "upstream failed to start");
-        let backoff = self.record_failure(reason.clone());
-        self.unavailable(&reason, Some(backoff))
+    fn failed(&self, failure: StartFailure) -> CommandError {
+        let StartFailure {
+            reason,
+            unauthorized,
+        } = failure;
+        tracing::warn!(server = %self.name, %reason, unauthorized, "upstream failed to start");
+        let backoff = self.record_failure(reason.clone(), unauthorized);
+        self.unavailable(&reason, Some(backoff), unauthorized)
     }
 
-    fn unavailable(&self, reason: &str, retry_in: Option<Duration>) -> CommandError {
+    fn unavailable(
+        &self,
+        reason: &str,
+        retry_in: Option<Duration>,
+        unauthorized: bool,
+    ) -> CommandError {
         let name = &self.name;
         let wait = retry_in.map_or(0, |d| d.as_millis() as u64);
+        if unauthorized {
+            return CommandError::new(
+                UPSTREAM_UNAUTHORIZED,
+                format!("The gateway is not authorized to use the upstream server '{name}': {reason}"),
+            )
+            .with_suggestion(format!(
+                "Check the `auth` (or `headers`) of '{name}' in the gateway's configuration and its authorization server; the gateway tries again on the next call after {wait} ms. Other servers are unaffected."
+            ))
+            .with_retryable(true)
+            .with_details(json!({"server": name, "retryAfterMs": wait}));
+        }
         CommandError::new(
             UPSTREAM_UNAVAILABLE,
             format!("The upstream server '{name}' is unavailable: {reason}"),
@@ -595,7 +723,11 @@ impl Upstream {
             Err(error) => {
                 let reason = format!("sending the call failed: {error}");
                 self.drop_connection(&reason);
-                return CommandResult::failure(self.unavailable(&reason, self.backoff_left()));
+                return CommandResult::failure(self.unavailable(
+                    &reason,
+                    self.backoff_left(),
+                    false,
+                ));
             }
         };
         // Until the answer arrives, dropping this call (the dispatcher drops a cancelled
@@ -681,7 +813,7 @@ impl Upstream {
             Err(error) => {
                 let reason = format!("the connection failed during the call ({error})");
                 self.drop_connection(&reason);
-                CommandResult::failure(self.unavailable(&reason, self.backoff_left()))
+                CommandResult::failure(self.unavailable(&reason, self.backoff_left(), false))
             }
         }
     }

@@ -75,7 +75,7 @@ async fn post(
         .chain(text.lines().filter_map(|line| line.strip_prefix("data:")))
         .filter_map(|chunk| serde_json::from_str::<Value>(chunk.trim()).ok())
         .find(|value| value.get("id").is_some())
-        .unwrap_or(Value::Null);
+        .unwrap_or_else(|| Value::String(format!("status {status}, body: {text}")));
     (status, session, answer)
 }
 
@@ -222,7 +222,7 @@ async fn the_front_requires_tokens_and_upstreams_get_their_own_credentials_only(
     let refused = answer["result"]["structuredContent"].clone();
     assert_eq!(refused["success"], false, "{answer}");
     assert_eq!(
-        refused["error"]["code"], "UPSTREAM_UNAVAILABLE",
+        refused["error"]["code"], "UPSTREAM_UNAUTHORIZED",
         "{refused}"
     );
     assert!(
@@ -232,4 +232,173 @@ async fn the_front_requires_tokens_and_upstreams_get_their_own_credentials_only(
             .contains("authorization required"),
         "{refused}"
     );
+}
+
+/// The authorization server with tokens living `ttl` seconds; its issuer, and the child.
+fn authorization_server(auth_dir: &Path, dir: &Path, ttl: u32) -> (Killed, String) {
+    let mut child = Command::new("node")
+        .arg(auth_dir.join("server.mjs"))
+        .args(["--port", "0", "--ttl", &ttl.to_string(), "--keys"])
+        .arg(dir.join("keys.json"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut ready,
+    )
+    .unwrap();
+    let issuer = serde_json::from_str::<Value>(&ready).unwrap()["issuer"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (Killed(child), issuer)
+}
+
+/// The gateway (no authorization on its own front) with `config`; its MCP URL.
+fn gateway(config: &Path, env: &[(&str, &str)]) -> (Killed, String) {
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_afd-gateway"))
+        .arg(config)
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .envs(env.iter().copied())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(port);
+    (Killed(child), format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// A session with the gateway at `url`: its id.
+async fn open_session(url: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}});
+    let (status, session, answer) = post(url, None, None, initialize).await;
+    assert_eq!(status, 200, "{answer}");
+    let session = session.expect("a session");
+    post(
+        url,
+        None,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    session
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_behind_oauth_is_reached_by_client_credentials_through_token_expiry() {
+    use afd_examples::shop::{self, ShopStore};
+    use afd_runtime::mcp::{HttpOptions, McpServer, OAuth, Strategy};
+
+    let auth_dir = workspace().join("tests/auth");
+    if !auth_dir.join("node_modules/oidc-provider").is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tests/auth has no node_modules: .ci/run runs `npm ci` there"
+        );
+        eprintln!("tests/auth has no node_modules: the test did not run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Tokens live two seconds, and the shop allows no leeway: a token used past its
+    // lifetime is refused, so a run longer than several lifetimes needs renewed tokens.
+    let (_auth, issuer) = authorization_server(&auth_dir, dir.path(), 2);
+    let port = free_port();
+    let shop_url = format!("http://127.0.0.1:{port}/mcp");
+    let server = McpServer::builder(afd_runtime::Registry::global())
+        .name("shop")
+        .strategy(Strategy::Individual)
+        .context(shop::context(ShopStore::in_memory().unwrap()))
+        .dispatch(|d| d.expose_only(shop::COMMAND_NAMES))
+        .build()
+        .unwrap();
+    let oauth = OAuth::new(&issuer, &shop_url).leeway(Duration::ZERO);
+    let _shop = server
+        .bind_http(HttpOptions::new(format!("127.0.0.1:{port}").parse().unwrap()).oauth(oauth))
+        .await
+        .unwrap();
+
+    // The gateway discovers the issuer from the shop's protected resource metadata and
+    // asks for tokens as the `reader` client.
+    let config = dir.path().join("gateway.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"shop": {
+                   "url": shop_url,
+                   "auth": {"type": "clientCredentials", "clientId": "reader",
+                            "clientSecret": "${SHOP_CLIENT_SECRET}", "scopes": ["shop:read"]}}},
+               "gateway": {"cacheDir": dir.path().join("cache")}})
+        .to_string(),
+    )
+    .unwrap();
+    let (_gateway, url) = gateway(&config, &[("SHOP_CLIENT_SECRET", "reader-secret")]);
+    let session = open_session(&url).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "afd-call",
+        "arguments": {"command": "shop.product-get", "input": {"id": 1}}}});
+    // The upstream starts on first use.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, _, answer) = post(&url, None, Some(&session), call.clone()).await;
+        assert_eq!(status, 200, "{answer}");
+        let result = &answer["result"]["structuredContent"];
+        if result["success"] == true {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the shop never answered: {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Load for four token lifetimes, four callers at once (each with its own request ids
+    // in the one session): not one call may fail.
+    let until = Instant::now() + Duration::from_secs(8);
+    let callers = (0..4u64).map(|caller| {
+        let (url, session, mut call) = (url.clone(), session.clone(), call.clone());
+        tokio::spawn(async move {
+            let mut calls = 0u32;
+            while Instant::now() < until {
+                call["id"] = json!(1000 * (caller + 1) + u64::from(calls));
+                let (status, _, answer) = post(&url, None, Some(&session), call.clone()).await;
+                assert_eq!(status, 200, "{answer}");
+                let result = &answer["result"]["structuredContent"];
+                assert_eq!(result["success"], true, "call {calls} failed: {answer}");
+                calls += 1;
+            }
+            calls
+        })
+    });
+    let mut total = 0;
+    for caller in callers.collect::<Vec<_>>() {
+        total += caller.await.unwrap();
+    }
+    assert!(total >= 40, "only {total} calls in 8 seconds");
+
+    // The control: a wrong secret is an authorization failure of that upstream, named as
+    // such in the call's answer, not an empty catalog.
+    let (_wrong, wrong_url) = gateway(&config, &[("SHOP_CLIENT_SECRET", "not-the-secret")]);
+    let wrong_session = open_session(&wrong_url).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let refused = loop {
+        let (status, _, answer) = post(&wrong_url, None, Some(&wrong_session), call.clone()).await;
+        assert_eq!(status, 200, "{answer}");
+        let result = answer["result"]["structuredContent"].clone();
+        assert_eq!(result["success"], false, "{answer}");
+        if result["error"]["code"] == "UPSTREAM_UNAUTHORIZED" || Instant::now() > deadline {
+            break result;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(
+        refused["error"]["code"], "UPSTREAM_UNAUTHORIZED",
+        "{refused}"
+    );
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("invalid_client"), "{refused}");
+    assert!(!message.contains("not-the-secret"), "{refused}");
 }
