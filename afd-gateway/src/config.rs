@@ -169,6 +169,8 @@ pub struct ServerConfig {
 /// How the gateway authorizes itself to an HTTP upstream.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+// Read once per upstream from the configuration: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum UpstreamAuth {
     /// No token (only what `headers` sends, if anything).
     None,
@@ -180,9 +182,17 @@ pub enum UpstreamAuth {
         /// The gateway's client id at the authorization server.
         client_id: String,
         /// Its secret: `${VAR}`, so that it stays out of the file.
-        client_secret: String,
+        #[serde(default)]
+        client_secret: Option<String>,
+        /// Instead of a secret, the file of its private key (PEM): each token request then
+        /// carries a JWT assertion signed with it (`private_key_jwt`, RFC 7523).
+        #[serde(default)]
+        private_key_file: Option<PathBuf>,
+        /// The assertion's signing algorithm (`ES256`, `RS256`, ...; default `RS256`).
+        #[serde(default)]
+        algorithm: Option<String>,
         /// `client_secret_basic` or `client_secret_post` (default: what the server's
-        /// metadata prefers).
+        /// metadata prefers), or `private_key_jwt` (the default with `privateKeyFile`).
         #[serde(default)]
         method: Option<String>,
         /// The scopes to ask for (default: the upstream's `scopes_supported`).
@@ -198,6 +208,18 @@ pub enum UpstreamAuth {
         #[serde(default)]
         resource: Option<String>,
     },
+}
+
+/// The private key of `private_key_jwt` read from `path` (PEM), for `algorithm` (default
+/// `RS256`).
+pub(crate) fn private_key(
+    path: &Path,
+    algorithm: Option<&str>,
+) -> Result<afd_oauth::token::AssertionKey, String> {
+    let pem = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    afd_oauth::token::AssertionKey::from_pem(&pem, algorithm.unwrap_or("RS256"))
+        .map_err(|e| e.to_string())
 }
 
 /// The transport of an upstream.
@@ -306,7 +328,11 @@ impl Config {
             for (key, value) in server.headers.iter_mut().chain(server.env.iter_mut()) {
                 *value = expand(value).map_err(|why| format!("server '{name}', '{key}': {why}"))?;
             }
-            if let Some(UpstreamAuth::ClientCredentials { client_secret, .. }) = &mut server.auth {
+            if let Some(UpstreamAuth::ClientCredentials {
+                client_secret: Some(client_secret),
+                ..
+            }) = &mut server.auth
+            {
                 *client_secret = expand(client_secret)
                     .map_err(|why| format!("server '{name}', 'auth.clientSecret': {why}"))?;
             }
@@ -325,7 +351,18 @@ impl Config {
             let transport = server
                 .transport()
                 .map_err(|why| format!("server '{name}' {why}"))?;
-            if let Some(UpstreamAuth::ClientCredentials { method, .. }) = &server.auth {
+            if let Some(UpstreamAuth::ClientCredentials {
+                method,
+                client_secret,
+                private_key_file,
+                ..
+            }) = &server.auth
+            {
+                if client_secret.is_some() == private_key_file.is_some() {
+                    return Err(format!(
+                        "server '{name}': `auth` takes one of `clientSecret` and `privateKeyFile`"
+                    ));
+                }
                 if !matches!(transport, Transport::Http { .. }) {
                     return Err(format!(
                         "server '{name}': `auth` is for HTTP upstreams (`url`)"
@@ -340,15 +377,23 @@ impl Config {
                         "server '{name}' has both `auth` and an `Authorization` header; keep one"
                     ));
                 }
-                if let Some(method) = method
-                    && !matches!(
-                        method.as_str(),
-                        "client_secret_basic" | "client_secret_post"
-                    )
+                if let (Some(UpstreamAuth::ClientCredentials { algorithm, .. }), Some(path)) =
+                    (&server.auth, private_key_file)
                 {
-                    return Err(format!(
-                        "server '{name}': `auth.method` is `client_secret_basic` or `client_secret_post`, not `{method}`"
-                    ));
+                    private_key(path, algorithm.as_deref())
+                        .map_err(|why| format!("server '{name}', 'auth.privateKeyFile': {why}"))?;
+                }
+                let secret_methods = ["client_secret_basic", "client_secret_post"];
+                if let Some(method) = method {
+                    let fits = match private_key_file {
+                        Some(_) => method == "private_key_jwt",
+                        None => secret_methods.contains(&method.as_str()),
+                    };
+                    if !fits {
+                        return Err(format!(
+                            "server '{name}': `auth.method` is `client_secret_basic` or `client_secret_post` with `clientSecret`, `private_key_jwt` with `privateKeyFile`; not `{method}`"
+                        ));
+                    }
                 }
             }
         }
@@ -577,7 +622,7 @@ mod tests {
             ),
             (
                 "gw",
-                &path,
+                &Some(path),
                 Some("client_secret_post"),
                 &["r".to_owned()][..]
             )
@@ -609,7 +654,15 @@ mod tests {
             ),
             (
                 r#"{"url": "http://h/mcp", "auth": {"type": "clientCredentials", "clientId": "c"}}"#,
-                "clientSecret",
+                "one of `clientSecret` and `privateKeyFile`",
+            ),
+            (
+                r#"{"url": "http://h/mcp", "auth": {"type": "clientCredentials", "clientId": "c", "clientSecret": "s", "privateKeyFile": "/k.pem"}}"#,
+                "one of `clientSecret` and `privateKeyFile`",
+            ),
+            (
+                r#"{"url": "http://h/mcp", "auth": {"type": "clientCredentials", "clientId": "c", "privateKeyFile": "/nonexistent/k.pem", "algorithm": "ES256"}}"#,
+                "cannot read /nonexistent/k.pem",
             ),
         ] {
             let error = Config::parse(&format!(r#"{{"mcpServers": {{"a": {bad}}}}}"#)).unwrap_err();

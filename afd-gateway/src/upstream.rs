@@ -83,7 +83,9 @@ fn is_authorization_failure(error: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
-/// The token source an upstream's `auth` describes, if any.
+/// The token source an upstream's `auth` describes, if any. A private key that can no
+/// longer be read gives a source that refuses every request with that reason (the
+/// configuration was checked when it was read; the file changed since).
 fn token_source(config: &ServerConfig, transport: &Transport) -> Option<Arc<dyn TokenSource>> {
     let Transport::Http { url } = transport else {
         return None;
@@ -93,24 +95,52 @@ fn token_source(config: &ServerConfig, transport: &Transport) -> Option<Arc<dyn 
         UpstreamAuth::ClientCredentials {
             client_id,
             client_secret,
+            private_key_file,
+            algorithm,
             method,
             scopes,
             issuer,
             token_endpoint,
             resource,
-        } => Some(Arc::new(ClientCredentials::new(
-            afd_oauth::client(),
-            url.clone(),
-            ClientCredentialsConfig {
-                client_id: client_id.clone(),
-                client_secret: Secret::new(client_secret.clone()),
-                auth: method.as_deref().and_then(ClientAuth::from_name),
-                scopes: scopes.clone(),
-                issuer: issuer.clone(),
-                token_endpoint: token_endpoint.clone(),
-                resource: resource.clone(),
-            },
-        ))),
+        } => {
+            let assertion_key = match private_key_file {
+                Some(path) => match crate::config::private_key(path, algorithm.as_deref()) {
+                    Ok(key) => Some(key),
+                    Err(why) => return Some(Arc::new(Unusable(why))),
+                },
+                None => None,
+            };
+            Some(Arc::new(ClientCredentials::new(
+                afd_oauth::client(),
+                url.clone(),
+                ClientCredentialsConfig {
+                    client_id: client_id.clone(),
+                    client_secret: client_secret.clone().map(Secret::new),
+                    assertion_key,
+                    auth: method.as_deref().and_then(ClientAuth::from_name),
+                    scopes: scopes.clone(),
+                    issuer: issuer.clone(),
+                    token_endpoint: token_endpoint.clone(),
+                    resource: resource.clone(),
+                },
+            )))
+        }
+    }
+}
+
+/// A token source whose configuration cannot work: every request is refused with why.
+struct Unusable(String);
+
+impl TokenSource for Unusable {
+    fn token(&self) -> futures_util::future::BoxFuture<'_, Result<Secret, afd_oauth::OAuthError>> {
+        Box::pin(async move { Err(afd_oauth::OAuthError::Config(self.0.clone())) })
+    }
+
+    fn renew<'a>(
+        &'a self,
+        _rejected: &'a Secret,
+    ) -> futures_util::future::BoxFuture<'a, Result<Secret, afd_oauth::OAuthError>> {
+        self.token()
     }
 }
 

@@ -78,6 +78,17 @@ pub enum OAuthError {
     /// The resource server rejected a freshly issued token.
     #[error("the server rejected a freshly issued token: {0}")]
     Rejected(String),
+    /// There is no sign-in for this server, or its refresh token was refused: the person
+    /// must sign in (again).
+    #[error("sign-in required: {0}")]
+    SignInRequired(String),
+    /// The authorization code flow failed (registration, the redirect's `state` or `iss`,
+    /// the code exchange, the metadata's checks).
+    #[error("authorization failed: {0}")]
+    Authorization(String),
+    /// The tokens could not be read from or written to their store.
+    #[error("credential store: {0}")]
+    Store(String),
 }
 
 impl OAuthError {
@@ -91,6 +102,9 @@ impl OAuthError {
             Self::InvalidResponse { .. } => "OAUTH_INVALID_RESPONSE",
             Self::Config(_) => "OAUTH_CONFIG",
             Self::Rejected(_) => "OAUTH_TOKEN_REJECTED",
+            Self::SignInRequired(_) => "OAUTH_SIGN_IN_REQUIRED",
+            Self::Authorization(_) => "OAUTH_AUTHORIZATION_FAILED",
+            Self::Store(_) => "OAUTH_STORE",
         }
     }
 
@@ -112,6 +126,13 @@ impl OAuthError {
             Self::Config(_) => "Fix the OAuth settings.",
             Self::Rejected(_) => {
                 "Check that the authorization server issues tokens for this resource (audience, scopes)."
+            }
+            Self::SignInRequired(_) => "Sign in to the server (`afd --url URL login`).",
+            Self::Authorization(_) => {
+                "Sign in again; if it fails the same way, the server's or the authorization server's OAuth metadata is wrong."
+            }
+            Self::Store(_) => {
+                "Check that the credentials directory exists and belongs to you (mode 0700)."
             }
         }
     }

@@ -9,12 +9,18 @@ pub mod challenge;
 pub mod discovery;
 mod error;
 mod http;
+mod loopback;
 pub mod pkce;
+mod sign_in;
 mod source;
+pub mod store;
 pub mod token;
 
 pub use authorized::Authorized;
 pub use challenge::Challenge;
 pub use error::{OAuthError, Secret, find_oauth_error};
 pub use http::client;
+pub use loopback::Loopback;
+pub use sign_in::{PendingSignIn, Session, SignIn};
 pub use source::{ClientCredentials, ClientCredentialsConfig, StaticToken, TokenSource};
+pub use store::FileStore;

@@ -8,7 +8,7 @@ use tokio::sync::Mutex;
 
 use crate::discovery::{discover, server_metadata};
 use crate::error::{OAuthError, Secret};
-use crate::token::{ClientAuth, ClientIdentity, Token, request_token};
+use crate::token::{AssertionKey, ClientAuth, ClientIdentity, Token, request_token};
 
 /// Gives the access token for a server's requests.
 ///
@@ -46,10 +46,14 @@ impl TokenSource for StaticToken {
 pub struct ClientCredentialsConfig {
     /// The client's id.
     pub client_id: String,
-    /// The client's secret.
-    pub client_secret: Secret,
-    /// How to authenticate at the token endpoint (default: from the server's metadata,
-    /// `client_secret_basic` when it takes it, else `client_secret_post`).
+    /// The client's secret (`client_secret_basic` or `client_secret_post`).
+    pub client_secret: Option<Secret>,
+    /// The client's private key, which signs a JWT assertion instead of sending a secret
+    /// (`private_key_jwt`, RFC 7523); its assertions are for the issuer.
+    pub assertion_key: Option<AssertionKey>,
+    /// How to authenticate at the token endpoint (default: `private_key_jwt` with a key;
+    /// with a secret, from the server's metadata: `client_secret_basic` when it takes it,
+    /// else `client_secret_post`).
     pub auth: Option<ClientAuth>,
     /// The scopes to ask for (empty: the resource's `scopes_supported`, or none).
     pub scopes: Vec<String>,
@@ -110,13 +114,14 @@ impl ClientCredentials {
 
     async fn resolve(&self) -> Result<Resolved, OAuthError> {
         let config = &self.config;
-        let (token_endpoint, methods, resource, scopes) =
+        let (token_endpoint, issuer, methods, resource, scopes) =
             match (&config.token_endpoint, &config.issuer) {
-                (Some(endpoint), _) => (endpoint.clone(), None, None, None),
+                (Some(endpoint), _) => (endpoint.clone(), None, None, None, None),
                 (None, Some(issuer)) => {
                     let server = server_metadata(&self.http, issuer).await?;
                     (
                         server.token_endpoint,
+                        Some(server.issuer),
                         server.token_endpoint_auth_methods_supported,
                         None,
                         None,
@@ -126,26 +131,50 @@ impl ClientCredentials {
                     let found = discover(&self.http, &self.server_url, None).await?;
                     (
                         found.server.token_endpoint,
+                        Some(found.server.issuer),
                         found.server.token_endpoint_auth_methods_supported,
                         Some(found.resource.resource),
                         found.resource.scopes_supported,
                     )
                 }
             };
-        let auth = config
-            .auth
-            .unwrap_or_else(|| ClientAuth::choose(methods.as_deref(), true));
-        if auth == ClientAuth::None {
-            return Err(OAuthError::Config(
-                "the client credentials grant needs a confidential client (basic or post)"
-                    .to_owned(),
-            ));
-        }
+        let auth = match (config.auth, &config.assertion_key) {
+            (Some(auth), _) => auth,
+            (None, Some(_)) => ClientAuth::PrivateKeyJwt,
+            (None, None) => ClientAuth::choose(methods.as_deref(), true),
+        };
+        let assertion = match (auth, &config.assertion_key) {
+            (ClientAuth::PrivateKeyJwt, Some(key)) => {
+                // RFC 7523: the audience identifies the authorization server; its issuer
+                // when known, else the token endpoint.
+                let audience = issuer.unwrap_or_else(|| token_endpoint.clone());
+                Some((key.clone(), audience))
+            }
+            (ClientAuth::PrivateKeyJwt, None) => {
+                return Err(OAuthError::Config(
+                    "private_key_jwt needs the client's private key".to_owned(),
+                ));
+            }
+            (ClientAuth::None, _) => {
+                return Err(OAuthError::Config(
+                    "the client credentials grant needs a confidential client (a secret or a private key)"
+                        .to_owned(),
+                ));
+            }
+            (ClientAuth::Basic | ClientAuth::Post, _) if config.client_secret.is_none() => {
+                return Err(OAuthError::Config(format!(
+                    "{} needs the client's secret",
+                    auth.as_str()
+                )));
+            }
+            _ => None,
+        };
         Ok(Resolved {
             token_endpoint,
             identity: ClientIdentity {
                 client_id: config.client_id.clone(),
-                client_secret: Some(config.client_secret.clone()),
+                client_secret: config.client_secret.clone(),
+                assertion,
                 auth,
             },
             resource: config

@@ -20,6 +20,9 @@ pub enum ClientAuth {
     Post,
     /// `none`: a public client, only its `client_id` in the form.
     None,
+    /// `private_key_jwt` (RFC 7523 section 2.2): a JWT signed with the client's private
+    /// key ([`AssertionKey`]) in the form, no secret sent.
+    PrivateKeyJwt,
 }
 
 impl ClientAuth {
@@ -29,6 +32,7 @@ impl ClientAuth {
             Self::Basic => "client_secret_basic",
             Self::Post => "client_secret_post",
             Self::None => "none",
+            Self::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
@@ -38,6 +42,7 @@ impl ClientAuth {
             "client_secret_basic" => Some(Self::Basic),
             "client_secret_post" => Some(Self::Post),
             "none" => Some(Self::None),
+            "private_key_jwt" => Some(Self::PrivateKeyJwt),
             _ => None,
         }
     }
@@ -58,13 +63,100 @@ impl ClientAuth {
     }
 }
 
-/// A registered OAuth client: its id, its secret if it has one, and how it authenticates.
+/// A private key that signs the client's JWT assertions (`private_key_jwt`, RFC 7523):
+/// its `Debug` shows only the algorithm.
+#[derive(Clone)]
+pub struct AssertionKey {
+    key: jsonwebtoken::EncodingKey,
+    algorithm: jsonwebtoken::Algorithm,
+}
+
+impl std::fmt::Debug for AssertionKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AssertionKey")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How long a signed assertion is valid.
+const ASSERTION_LIFETIME: Duration = Duration::from_secs(60);
+
+impl AssertionKey {
+    /// A PEM private key (PKCS#8, or PKCS#1 for RSA) for `algorithm`: `RS256`, `RS384`,
+    /// `RS512`, `PS256`, `PS384`, `PS512`, `ES256` or `ES384`.
+    ///
+    /// # Errors
+    ///
+    /// Another algorithm, or a key that is not a private key of its kind.
+    pub fn from_pem(pem: &str, algorithm: &str) -> Result<Self, OAuthError> {
+        use jsonwebtoken::{Algorithm, EncodingKey};
+        let algorithm: Algorithm = algorithm.parse().map_err(|_| {
+            OAuthError::Config(format!("'{algorithm}' is not a JWT signing algorithm"))
+        })?;
+        let key = match algorithm {
+            Algorithm::RS256
+            | Algorithm::RS384
+            | Algorithm::RS512
+            | Algorithm::PS256
+            | Algorithm::PS384
+            | Algorithm::PS512 => EncodingKey::from_rsa_pem(pem.as_bytes()),
+            Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem.as_bytes()),
+            other => {
+                return Err(OAuthError::Config(format!(
+                    "{other:?} is not an asymmetric algorithm for private_key_jwt"
+                )));
+            }
+        }
+        // The key's bytes never reach the message.
+        .map_err(|e| {
+            OAuthError::Config(format!(
+                "the private key is not a {algorithm:?} PEM key: {e}"
+            ))
+        })?;
+        Ok(Self { key, algorithm })
+    }
+
+    /// A fresh assertion from `client_id` for `audience` (the authorization server's
+    /// issuer, or its token endpoint): `iss` and `sub` the client, a one-minute lifetime,
+    /// a random `jti`.
+    ///
+    /// # Errors
+    ///
+    /// The OS random source or the signature failed.
+    pub fn sign(&self, client_id: &str, audience: &str) -> Result<Secret, OAuthError> {
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        let claims = serde_json::json!({
+            "iss": client_id,
+            "sub": client_id,
+            "aud": audience,
+            "iat": now,
+            "exp": now + ASSERTION_LIFETIME.as_secs(),
+            "jti": crate::pkce::new_state()?,
+        });
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(self.algorithm),
+            &claims,
+            &self.key,
+        )
+        .map(Secret::new)
+        .map_err(|e| OAuthError::Config(format!("cannot sign the client assertion: {e}")))
+    }
+}
+
+/// A registered OAuth client: its id, its secret or key if it has one, and how it
+/// authenticates.
 #[derive(Debug, Clone)]
 pub struct ClientIdentity {
     /// The `client_id`.
     pub client_id: String,
     /// The `client_secret` (confidential clients).
     pub client_secret: Option<Secret>,
+    /// The key of `private_key_jwt`, and the audience of its assertions.
+    pub assertion: Option<(AssertionKey, String)>,
     /// How it authenticates at the token endpoint.
     pub auth: ClientAuth,
 }
@@ -143,6 +235,7 @@ pub async fn request_token(
     params: &[(&str, &str)],
 ) -> Result<Token, OAuthError> {
     let mut form: Vec<(&str, &str)> = params.to_vec();
+    let assertion;
     let mut request = http
         .post(token_endpoint)
         .header(http::header::ACCEPT, "application/json");
@@ -161,6 +254,20 @@ pub async fn request_token(
             form.push(("client_secret", secret.expose()));
         }
         (ClientAuth::None, _) => form.push(("client_id", &client.client_id)),
+        (ClientAuth::PrivateKeyJwt, _) => {
+            let Some((key, audience)) = &client.assertion else {
+                return Err(OAuthError::Config(
+                    "private_key_jwt needs a private key".to_owned(),
+                ));
+            };
+            assertion = key.sign(&client.client_id, audience)?;
+            form.push(("client_id", &client.client_id));
+            form.push((
+                "client_assertion_type",
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            ));
+            form.push(("client_assertion", assertion.expose()));
+        }
         (ClientAuth::Basic | ClientAuth::Post, None) => {
             return Err(OAuthError::Config(format!(
                 "{} needs a client secret",
@@ -279,5 +386,38 @@ mod tests {
             ..token(1, 1)
         };
         assert!(!forever.due(now));
+    }
+
+    /// A P-256 key made for this test only.
+    const TEST_KEY: &str = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZ7+1JpcESZcbbs2U\nTN6LxKKnw7Ba7g579JbBQeInTb+hRANCAAR+K/6LPBPPuJA1I+K9/kW8RmLlHUFU\nqv/ufKXV1ijA6a/6/ik8TA5UemRdyiuXR77m5OrZW/CtTo+ai7NqlugX\n-----END PRIVATE KEY-----";
+    const TEST_PUBLIC_KEY: &str = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEfiv+izwTz7iQNSPivf5FvEZi5R1B\nVKr/7nyl1dYowOmv+v4pPEwOVHpkXcorl0e+5uTq2VvwrU6PmouzapboFw==\n-----END PUBLIC KEY-----";
+
+    #[test]
+    fn assertions_are_signed_for_the_audience_and_never_show_the_key() {
+        let key = AssertionKey::from_pem(TEST_KEY, "ES256").unwrap();
+        assert_eq!(format!("{key:?}"), "AssertionKey { algorithm: ES256, .. }");
+        let assertion = key.sign("gateway", "https://auth.example").unwrap();
+        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+        validation.set_audience(&["https://auth.example"]);
+        validation.set_issuer(&["gateway"]);
+        let public = jsonwebtoken::DecodingKey::from_ec_pem(TEST_PUBLIC_KEY.as_bytes()).unwrap();
+        let claims =
+            jsonwebtoken::decode::<serde_json::Value>(assertion.expose(), &public, &validation)
+                .unwrap()
+                .claims;
+        assert_eq!(claims["sub"], "gateway");
+        assert!(claims["jti"].as_str().is_some_and(|jti| !jti.is_empty()));
+        let other = key.sign("gateway", "https://auth.example").unwrap();
+        assert_ne!(assertion, other, "each assertion has its own jti");
+        for (pem, algorithm, why) in [
+            (TEST_KEY, "HS256", "not an asymmetric"),
+            (TEST_KEY, "XX1", "not a JWT signing algorithm"),
+            ("not a key", "ES256", "not a ES256 PEM key"),
+        ] {
+            let error = AssertionKey::from_pem(pem, algorithm)
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(why), "{algorithm}: {error}");
+        }
     }
 }

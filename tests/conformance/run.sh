@@ -7,7 +7,10 @@
 # marked `eager`, which the scenarios that read `tools/list` need: the others call their
 # tools by name, directly or through afd-call), and in the grouped strategy (a command as an
 # action of its category's tool; expected-failures-grouped.yaml says what that listing
-# cannot show the suite). Exits non-zero if any scenario fails that
+# cannot show the suite). Last, the client requirement sets of both revisions against
+# examples/conformance's conformance-client, built on the client code afd and the gateway
+# use (expected-failures-client.yaml lists the optional extensions it does not implement).
+# Exits non-zero if any scenario fails that
 # expected-failures-2026-07-28.yaml does not list, or if one it lists passes (the list only
 # shrinks), or if a scenario not scored for a revision fails while that file does not list it.
 #
@@ -53,13 +56,20 @@ serve "${AFD_TOOL_STRATEGY:-individual}"
 results="$(mktemp -d)"
 status=0
 baseline="$here/expected-failures-2026-07-28.yaml"
-# Runs the suite once with the arguments given; its console goes to the terminal and to a
-# file, and a scenario of the "Not scored" list that fails counts unless the baseline lists it.
+# Runs the suite once with the arguments given (the server's scenarios, or with `--client`
+# first, the client's against conformance-client); its console goes to the terminal and to
+# a file, and a scenario of the "Not scored" list that fails counts unless the baseline
+# lists it.
 run() {
     local name=$1; shift
-    echo "== conformance server $*"
+    local leg=(server --url "$url")
+    if [ "${1:-}" = --client ]; then
+        shift
+        leg=(client --command "$target/debug/conformance-client")
+    fi
+    echo "== conformance ${leg[0]} $*"
     local out="$results/$name.txt"
-    if ! conformance server --url "$url" "$@" -o "$results/$name" 2>&1 | tee "$out"; then
+    if ! conformance "${leg[@]}" "$@" -o "$results/$name" 2>&1 | tee "$out"; then
         status=1
     fi
     local unscored
@@ -87,6 +97,10 @@ else
     baseline="$here/expected-failures-grouped.yaml"
     run grouped-2025-11-25 --requirements 2025-11-25
     run grouped-2026-07-28 --requirements 2026-07-28 --expected-failures "$scored"
+    # The client's requirement sets, on the client code afd and the gateway use.
+    baseline="$here/expected-failures-client.yaml"
+    run client-2025-11-25 --client --requirements 2025-11-25 --expected-failures "$baseline"
+    run client-2026-07-28 --client --requirements 2026-07-28 --expected-failures "$baseline"
 fi
 rm -rf "$results"
 if [ "$status" -ne 0 ]; then
