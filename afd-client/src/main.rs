@@ -6,25 +6,30 @@
 //! the lazy strategy does not list through afd-detail (for the schema) and afd-call.
 //! `resources`, `read`, `prompts` and `prompt` reach the server's resources and prompts.
 //! `shell` reads the same subcommands line by line, with history and Tab completion of
-//! tool and command names. A server behind a bearer token is reached with `--token` or
-//! `AFD_TOKEN`.
+//! tool and command names. A server behind OAuth is reached after `login` (a sign-in kept
+//! per server, `logout` forgets it), or with a bearer token in `--token` or `AFD_TOKEN`; a
+//! call refused for want of a scope signs in once more for it. A server's questions
+//! (elicitation, roots) are answered on the terminal, on either protocol revision.
 
+mod auth;
 mod declared;
 mod shell;
+mod terminal;
 
 use std::process::exit;
 
 use afd_runtime::cli::flags::{Flags, read_input};
 use afd_runtime::cli::{EXIT_FAILURE, EXIT_SUCCESS, EXIT_USAGE, render_data};
+use afd_runtime::codes;
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
-use rmcp::service::RunningService;
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, ProtocolVersion, Tool};
+use rmcp::service::{ClientLifecycleMode, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientServiceExt as _, RoleClient};
 use serde_json::{Value, json};
 
-type Client = RunningService<RoleClient, ()>;
+type Client = RunningService<RoleClient, terminal::Terminal>;
 
 fn command() -> Command {
     Command::new("afd")
@@ -57,6 +62,28 @@ fn command() -> Command {
             Command::new("shell")
                 .about("An interactive shell on the server (history, Tab completes tool names)"),
         )
+        .subcommand(
+            Command::new("login")
+                .about("Sign in to the --url server (OAuth in the browser); the sign-in is kept for later runs")
+                .arg(
+                    Arg::new("scope")
+                        .long("scope")
+                        .action(ArgAction::Append)
+                        .help("A scope to ask for (repeat; default: what the server asks for)"),
+                )
+                .arg(
+                    Arg::new("client-id")
+                        .long("client-id")
+                        .help("A client id registered at the authorization server beforehand (its secret, if any, in AFD_CLIENT_SECRET); default: registered on the fly")
+                )
+                .arg(
+                    Arg::new("no-browser")
+                        .long("no-browser")
+                        .action(ArgAction::SetTrue)
+                        .help("Only print the URL to open"),
+                ),
+        )
+        .subcommand(Command::new("logout").about("Forget the sign-in kept for the --url server"))
 }
 
 fn json_flag() -> Arg {
@@ -139,10 +166,6 @@ fn with_causes(error: &(dyn std::error::Error + 'static)) -> String {
     }
 }
 
-/// The environment variable holding the bearer token for `--url` (when `--token` is not
-/// given).
-const TOKEN_ENV: &str = "AFD_TOKEN";
-
 /// The `WWW-Authenticate` challenge of a server that refused the connection for want of
 /// authorization (401), or of a scope (403), found among `error`'s causes.
 fn refused_authorization<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a str> {
@@ -176,33 +199,80 @@ fn authorization_message(url: &str, sent_token: bool, challenge: &str) -> String
         "" => String::new(),
         challenge => format!(" (it answered `WWW-Authenticate: {challenge}`)"),
     };
+    let token_env = auth::TOKEN_ENV;
     if sent_token {
         format!(
-            "{url} refused the token{challenge}: it has expired, was issued for another server, or lacks a scope; get a new one and pass it with --token or {TOKEN_ENV}"
+            "{url} refused the credential{challenge}: it has expired, was issued for another server, or lacks a scope; sign in again with `afd --url {url} login`, or pass a new token with --token or {token_env}"
         )
     } else {
         format!(
-            "{url} asks for authorization{challenge}: pass a bearer token with --token or {TOKEN_ENV}"
+            "{url} asks for authorization{challenge}: sign in with `afd --url {url} login`, or pass a bearer token with --token or {token_env}"
         )
     }
 }
 
+/// The handshake: the stateless 2026-07-28 wire when the server speaks it (`server/discover`
+/// answered), else the `initialize` of the revision it speaks.
+fn lifecycle() -> ClientLifecycleMode {
+    let mut preferred = vec![ProtocolVersion::V_2026_07_28];
+    for version in ProtocolVersion::KNOWN_VERSIONS.iter().rev() {
+        if !preferred.contains(version) {
+            preferred.push(version.clone());
+        }
+    }
+    ClientLifecycleMode::Auto {
+        preferred_versions: preferred,
+        legacy_version: None,
+    }
+}
+
+/// A client of the `--url` server with `credential`.
+async fn connect_url(url: &str, credential: auth::Credential) -> Result<Client, ConnectError> {
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+    let sent = !matches!(credential, auth::Credential::None);
+    let connected = match credential {
+        auth::Credential::Session(session) => {
+            let http = (*session).client(reqwest::Client::new());
+            let transport = StreamableHttpClientTransport::with_client(http, config);
+            terminal::Terminal::default()
+                .serve_with_lifecycle(transport, lifecycle())
+                .await
+        }
+        auth::Credential::Token(token) => {
+            let transport = StreamableHttpClientTransport::from_config(config.auth_header(token));
+            terminal::Terminal::default()
+                .serve_with_lifecycle(transport, lifecycle())
+                .await
+        }
+        auth::Credential::None => {
+            let transport = StreamableHttpClientTransport::from_config(config);
+            terminal::Terminal::default()
+                .serve_with_lifecycle(transport, lifecycle())
+                .await
+        }
+    };
+    connected.map_err(|e| match refused_authorization(&e) {
+        Some(challenge) => ConnectError {
+            message: authorization_message(url, sent, challenge),
+            challenge: Some(challenge.to_owned()),
+        },
+        None => ConnectError {
+            message: format!("cannot connect to {url}: {}", with_causes(&e)),
+            challenge: None,
+        },
+    })
+}
+
+/// Why a connection failed, and the server's challenge when it asked for authorization.
+struct ConnectError {
+    message: String,
+    challenge: Option<String>,
+}
+
 async fn connect(matches: &ArgMatches) -> Result<Client, String> {
     if let Some(url) = matches.get_one::<String>("url") {
-        let token = matches
-            .get_one::<String>("token")
-            .cloned()
-            .or_else(|| std::env::var(TOKEN_ENV).ok())
-            .filter(|token| !token.trim().is_empty());
-        let mut config = StreamableHttpClientTransportConfig::with_uri(url.clone());
-        if let Some(token) = &token {
-            config = config.auth_header(token.trim());
-        }
-        let transport = StreamableHttpClientTransport::from_config(config);
-        return ().serve(transport).await.map_err(|e| match refused_authorization(&e) {
-            Some(challenge) => authorization_message(url, token.is_some(), challenge),
-            None => format!("cannot connect to {url}: {}", with_causes(&e)),
-        });
+        let credential = auth::credential(matches, url).await?;
+        return connect_url(url, credential).await.map_err(|e| e.message);
     }
     let line = matches
         .get_one::<String>("server")
@@ -216,12 +286,33 @@ async fn connect(matches: &ArgMatches) -> Result<Client, String> {
         .stderr(std::process::Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start '{program}': {e}"))?;
-    ().serve(transport)
+    terminal::Terminal::default()
+        .serve_with_lifecycle(transport, lifecycle())
         .await
         .map_err(|e| format!("the MCP handshake with '{line}' failed: {e}"))
 }
 
 async fn run(matches: &ArgMatches) -> i32 {
+    let url = matches.get_one::<String>("url");
+    match (matches.subcommand(), url) {
+        (Some(("login", login)), Some(url)) => {
+            // The server's challenge to a client without credentials starts discovery.
+            let challenge = match connect_url(url, auth::Credential::None).await {
+                Ok(client) => {
+                    let _ = client.cancel().await;
+                    None
+                }
+                Err(error) => error.challenge,
+            };
+            return auth::login(url, challenge, login).await;
+        }
+        (Some(("logout", _)), Some(url)) => return auth::logout(url).await,
+        (Some(("login" | "logout", _)), None) => {
+            eprintln!("error: login and logout are for a --url server");
+            return EXIT_USAGE;
+        }
+        _ => {}
+    }
     let client = match connect(matches).await {
         Ok(client) => client,
         Err(error) => {
@@ -229,12 +320,65 @@ async fn run(matches: &ArgMatches) -> i32 {
             return EXIT_FAILURE;
         }
     };
-    let code = match matches.subcommand() {
-        Some(("shell", _)) => shell::run(&client, matches.get_flag("json")).await,
-        _ => run_subcommand(&client, matches).await,
+    let (client, code) = match matches.subcommand() {
+        Some(("shell", _)) => {
+            let code = shell::run(&client, matches.get_flag("json")).await;
+            (client, code)
+        }
+        _ => {
+            let code = run_subcommand(&client, matches).await;
+            match url {
+                Some(url) if code != EXIT_SUCCESS => step_up(client, url, matches, code).await,
+                _ => (client, code),
+            }
+        }
     };
     let _ = client.cancel().await;
     code
+}
+
+/// After a subcommand the server refused for want of a scope (a 403 `insufficient_scope`,
+/// or `INSUFFICIENT_SCOPE` from inside afd-call) while a kept sign-in was used: one more
+/// sign-in for the scopes held and those asked for, and the subcommand once more. A
+/// second refusal is the answer.
+async fn step_up(client: Client, url: &str, matches: &ArgMatches, code: i32) -> (Client, i32) {
+    let Some(refusal) = client.service().take_refusal() else {
+        return (client, code);
+    };
+    let mut scopes = match auth::credential(matches, url).await {
+        Ok(auth::Credential::Session(session)) => session.scopes().await,
+        // A token from elsewhere, or no sign-in: nothing to step up.
+        _ => return (client, code),
+    };
+    let asked = refusal.scopes.join(" ");
+    for scope in refusal.scopes {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    eprintln!("{url} asks for the scope \"{asked}\": signing in again for it.");
+    let session = match auth::sign_in(url, refusal.challenge.as_deref(), scopes, None).await {
+        Ok(session) => session,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return (client, code);
+        }
+    };
+    let _ = client.cancel().await;
+    let client = match connect_url(url, auth::Credential::Session(Box::new(session))).await {
+        Ok(client) => client,
+        Err(error) => {
+            eprintln!("error: {}", error.message);
+            std::process::exit(EXIT_FAILURE);
+        }
+    };
+    let code = run_subcommand(&client, matches).await;
+    if client.service().take_refusal().is_some() {
+        eprintln!(
+            "error: {url} still refuses after signing in for the scope \"{asked}\": the authorization server did not grant it; ask its administrator"
+        );
+    }
+    (client, code)
 }
 
 /// Runs the subcommand `matches` holds (one of [`subcommands`]) on the connected server.
@@ -406,11 +550,22 @@ async fn request(client: &Client, tool: &str, input: Value) -> Result<CallToolRe
         Value::Object(object) => object,
         _ => JsonObject::new(),
     };
+    // The client's own call runs a 2026 server's input rounds through the terminal.
     client
-        .peer()
         .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
         .await
-        .map_err(|e| format!("tools/call {tool} failed: {e}"))
+        .map_err(|e| {
+            if let Some(challenge) = e.auth_challenge()
+                && let Some(parsed) = afd_oauth::Challenge::parse(challenge)
+                && parsed.is_insufficient_scope()
+            {
+                client.service().refused(terminal::Refusal {
+                    challenge: Some(challenge.to_owned()),
+                    scopes: parsed.scopes(),
+                });
+            }
+            format!("tools/call {tool} failed: {e}")
+        })
 }
 
 /// Calls `tool` and prints its result; the exit code says whether it succeeded.
@@ -433,6 +588,22 @@ async fn call_tool(client: &Client, tool: &str, input: Value, json: bool) -> i32
         .structured_content
         .clone()
         .or_else(|| serde_json::from_str(&text).ok());
+    if let Some(error) = structured
+        .as_ref()
+        .and_then(|value| value.get("error"))
+        .filter(|error| error["code"] == codes::INSUFFICIENT_SCOPE)
+    {
+        let scopes = error["details"]["requiredScopes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|scope| scope.as_str().map(str::to_owned))
+            .collect();
+        client.service().refused(terminal::Refusal {
+            challenge: None,
+            scopes,
+        });
+    }
     match (json, structured) {
         (true, Some(value)) => println!(
             "{}",

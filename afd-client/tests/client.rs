@@ -1,12 +1,15 @@
 //! `afd` against the example servers: the todo and shop examples over stdio (started by
 //! `--server`) and the todo example over streamable HTTP (`--url`; HTTPS behind nginx with
-//! the certificates `.ci/run` makes in `AFD_TEST_TLS_DIR`), and the resources and
-//! prompts of the test crate's `afd-decl-fixture`. All are built by `cargo test
-//! --workspace`; alone: `cargo build -p afd-examples --examples` and `cargo build -p
-//! afd-tests --bin afd-decl-fixture`.
+//! the certificates `.ci/run` makes in `AFD_TEST_TLS_DIR`), the resources and prompts of
+//! the test crate's `afd-decl-fixture`, the conformance example's questions, and `login`
+//! to the shop behind a real authorization server (`tests/auth/server.mjs`, whose
+//! `node_modules` `.ci/run` installs; `tests/auth/browser.mjs` is the browser). All are
+//! built by `cargo test --workspace`; alone: `cargo build -p afd-examples --examples`,
+//! `cargo build -p afd-example-conformance` and `cargo build -p afd-tests --bin
+//! afd-decl-fixture`.
 
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -35,6 +38,11 @@ fn afd(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_afd"))
         .args(args)
         .env_remove("AFD_TOOL_STRATEGY")
+        // Never a sign-in the person running the tests keeps.
+        .env(
+            "AFD_CREDENTIALS_DIR",
+            std::env::temp_dir().join("afd-tests-no-sign-ins"),
+        )
         .output()
         .expect("afd runs")
 }
@@ -279,7 +287,7 @@ fn sends_a_bearer_token_from_the_flag_or_the_environment_and_never_shows_it() {
     let output = afd(&[&["--url", &url, "--token", "wrong-one"][..], &call[..]].concat());
     assert!(!output.status.success());
     let stderr = text(&output.stderr);
-    assert!(stderr.contains("refused the token"), "{stderr}");
+    assert!(stderr.contains("refused the credential"), "{stderr}");
     assert!(!stderr.contains("wrong-one"), "{stderr}");
 
     // The right one, from the flag and from AFD_TOKEN.
@@ -564,4 +572,277 @@ fn resources_and_prompts_are_listed_read_and_rendered() {
     let as_json: serde_json::Value =
         serde_json::from_slice(&run(&["--json", "read", "test://static-text"]).stdout).unwrap();
     assert_eq!(as_json["contents"][0]["mimeType"], "text/plain");
+}
+
+/// `afd` with `input` on its standard input.
+fn afd_with_input(args: &[&str], input: &str) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_afd"))
+        .args(args)
+        .env_remove("AFD_TOOL_STRATEGY")
+        .env(
+            "AFD_CREDENTIALS_DIR",
+            std::env::temp_dir().join("afd-tests-no-sign-ins"),
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("afd runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn answers_a_servers_questions_on_the_terminal_on_both_wires() {
+    let conformance = built("conformance", "cargo build -p afd-example-conformance");
+    let port = free_port();
+    let _server = Server(
+        Command::new(&conformance)
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .env("AFD_TOOL_STRATEGY", "individual")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for(port, "the conformance example");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    // Over HTTP the server speaks 2026-07-28: the question comes back as an input request of
+    // an `input_required` result, answered on the terminal and sent with the call again.
+    let output = afd_with_input(
+        &[
+            "--url",
+            &url,
+            "call",
+            "test_input_required_result_elicitation",
+        ],
+        "Ada\n",
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("What is your name?"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(
+        text(&output.stdout).contains("Hello, Ada!"),
+        "{}",
+        text(&output.stdout)
+    );
+    // A form of two fields; the first answer is asked again when empty.
+    let output = afd_with_input(
+        &[
+            "--url",
+            &url,
+            "call",
+            "test_elicitation",
+            "--message",
+            "Who are you?",
+            "--json",
+        ],
+        "\nada\nada@example.com\n",
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let shown = text(&output.stderr);
+    assert!(
+        shown.contains("Who are you?") && shown.contains("an answer is required"),
+        "{shown}"
+    );
+    assert!(
+        text(&output.stdout).contains("ada@example.com"),
+        "{}",
+        text(&output.stdout)
+    );
+    // The input ends before the form is filled: the question is cancelled, not answered.
+    let output = afd_with_input(
+        &[
+            "--url",
+            &url,
+            "call",
+            "test_elicitation",
+            "--message",
+            "Who?",
+            "--json",
+        ],
+        "ada\n",
+    );
+    assert!(
+        text(&output.stdout).contains("cancel"),
+        "{}",
+        text(&output.stdout)
+    );
+    // Over stdio, the same through the server's own request.
+    let output = afd_with_input(
+        &[
+            "--server",
+            &conformance,
+            "call",
+            "test_input_required_result_elicitation",
+        ],
+        "Grace\n",
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("Hello, Grace!"),
+        "{}",
+        text(&output.stdout)
+    );
+}
+
+/// The one kept sign-in file in `dir`, read.
+fn kept(dir: &Path) -> (PathBuf, serde_json::Value) {
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    (files[0].clone(), value)
+}
+
+fn access_token(kept: &serde_json::Value) -> String {
+    kept["credentials"]["token_response"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn granted(kept: &serde_json::Value) -> Vec<String> {
+    serde_json::from_value(kept["credentials"]["granted_scopes"].clone()).unwrap()
+}
+
+#[test]
+fn login_signs_in_and_the_sign_in_is_used_refreshed_stepped_up_and_forgotten() {
+    let auth_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/auth");
+    if !auth_dir.join("node_modules/oidc-provider").is_dir() {
+        return missing("tests/auth has no node_modules (.ci/run runs `npm ci` there)");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Access tokens live two seconds: a later call must refresh.
+    let mut server = Command::new("node")
+        .arg(auth_dir.join("server.mjs"))
+        .args(["--port", "0", "--ttl", "2", "--sign-in", "ada", "--keys"])
+        .arg(dir.path().join("keys.json"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut ready,
+    )
+    .unwrap();
+    let _auth = Server(server);
+    let issuer = serde_json::from_str::<serde_json::Value>(&ready).unwrap()["issuer"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let _shop = Server(
+        Command::new(example("shop"))
+            .args(["serve", "--http", &format!("127.0.0.1:{port}")])
+            .args(["--auth-issuer", &issuer, "--auth-audience", &url])
+            .env_remove("AFD_TOOL_STRATEGY")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for(port, "the shop");
+    let credentials = dir.path().join("credentials");
+    let browser = format!("node '{}'", auth_dir.join("browser.mjs").display());
+    let afd = |args: &[&str]| -> Output {
+        Command::new(env!("CARGO_BIN_EXE_afd"))
+            .args(["--url", &url])
+            .args(args)
+            .env("AFD_CREDENTIALS_DIR", &credentials)
+            .env("BROWSER", &browser)
+            .env_remove("AFD_TOKEN")
+            .env_remove("AFD_TOOL_STRATEGY")
+            .output()
+            .unwrap()
+    };
+
+    // Without a sign-in: refused, and told how to sign in.
+    let refused = afd(&["tools"]);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused.stderr).contains(&format!("afd --url {url} login")),
+        "{}",
+        text(&refused.stderr)
+    );
+
+    // Sign in for reading only: registered on the fly, PKCE, the shop's resource.
+    let login = afd(&["login", "--scope", "shop:read"]);
+    let said = text(&login.stderr) + &text(&login.stdout);
+    assert!(login.status.success(), "{said}");
+    assert!(
+        said.contains("Signed in") && said.contains("shop:read"),
+        "{said}"
+    );
+    let (file, first) = kept(&credentials);
+    assert_eq!(granted(&first), ["shop:read"]);
+    let token = access_token(&first);
+    assert!(!said.contains(&token), "the token was shown");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(mode(&credentials), 0o700);
+    }
+
+    // The kept sign-in is used.
+    let call = afd(&["call", "product-get", "--id", "1"]);
+    assert!(call.status.success(), "{}", text(&call.stderr));
+    assert!(
+        text(&call.stdout).contains("TSH-001"),
+        "{}",
+        text(&call.stdout)
+    );
+
+    // Past the access token's lifetime: refreshed with the refresh token, and kept.
+    std::thread::sleep(Duration::from_secs(3));
+    let later = afd(&["call", "product-get", "--id", "1"]);
+    assert!(later.status.success(), "{}", text(&later.stderr));
+    let (_, refreshed) = kept(&credentials);
+    assert_ne!(
+        access_token(&refreshed),
+        token,
+        "the token was not refreshed"
+    );
+    assert_eq!(granted(&refreshed), ["shop:read"]);
+
+    // A write needs shop:write: afd signs in once more for the scopes held and asked.
+    let create = afd(&[
+        "call",
+        "product-create",
+        "--input-json",
+        r#"{"sku": "LOGIN-1", "name": "Signed in", "priceCents": 100, "category": "accessories"}"#,
+    ]);
+    let said = text(&create.stderr);
+    assert!(create.status.success(), "{said}");
+    assert!(said.contains("signing in again"), "{said}");
+    assert!(
+        text(&create.stdout).contains("LOGIN-1"),
+        "{}",
+        text(&create.stdout)
+    );
+    let (_, stepped) = kept(&credentials);
+    let mut scopes = granted(&stepped);
+    scopes.sort();
+    assert_eq!(scopes, ["shop:read", "shop:write"]);
+
+    // Signed out: the file is gone and the server refuses again.
+    let logout = afd(&["logout"]);
+    assert!(logout.status.success(), "{}", text(&logout.stderr));
+    assert!(!file.exists());
+    assert!(!afd(&["tools"]).status.success());
 }

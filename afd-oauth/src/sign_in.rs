@@ -170,7 +170,10 @@ impl PendingSignIn {
             .state
             .into_authorization_manager()
             .ok_or_else(|| OAuthError::Authorization("the sign-in did not complete".into()))?;
-        Ok(Session(manager))
+        Ok(Session {
+            manager,
+            granted: Vec::new(),
+        })
     }
 }
 
@@ -192,7 +195,12 @@ fn read_redirect(url: &str) -> Result<AuthorizationCallback, OAuthError> {
 }
 
 /// A signed-in session with one server: its tokens, refreshed from the store.
-pub struct Session(AuthorizationManager);
+pub struct Session {
+    manager: AuthorizationManager,
+    /// The scopes granted, as the store kept them (rmcp's manager knows them only for a
+    /// sign-in it made).
+    granted: Vec<String>,
+}
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -211,12 +219,16 @@ impl Session {
         server_url: &str,
         store: S,
     ) -> Result<Option<Session>, OAuthError> {
+        let granted = match store.load().await.map_err(from_rmcp)? {
+            Some(kept) => kept.granted_scopes,
+            None => return Ok(None),
+        };
         let mut manager = AuthorizationManager::new(server_url)
             .await
             .map_err(from_rmcp)?;
         manager.set_credential_store(store);
         match manager.initialize_from_store().await.map_err(from_rmcp)? {
-            true => Ok(Some(Session(manager))),
+            true => Ok(Some(Session { manager, granted })),
             false => Ok(None),
         }
     }
@@ -227,7 +239,7 @@ impl Session {
     ///
     /// No token, and none can be had without signing in again.
     pub async fn access_token(&self) -> Result<Secret, OAuthError> {
-        self.0
+        self.manager
             .get_access_token()
             .await
             .map(Secret::new)
@@ -236,19 +248,24 @@ impl Session {
 
     /// The scopes the tokens were granted.
     pub async fn scopes(&self) -> Vec<String> {
-        self.0.get_current_scopes().await
+        let current = self.manager.get_current_scopes().await;
+        if current.is_empty() {
+            self.granted.clone()
+        } else {
+            current
+        }
     }
 
     /// `http` for rmcp's streamable HTTP transport, sending this session's tokens: an
     /// expired one is refreshed, and a request refused 401 is sent again once with a
     /// refreshed token.
     pub fn client<C>(self, http: C) -> AuthClient<C> {
-        AuthClient::new(http, self.0)
+        AuthClient::new(http, self.manager)
     }
 
     /// rmcp's manager under the session, for what this type does not offer.
     pub fn into_manager(self) -> AuthorizationManager {
-        self.0
+        self.manager
     }
 }
 

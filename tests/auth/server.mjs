@@ -1,6 +1,7 @@
 // Auth tests: a real OAuth 2.1 authorization server (the certified `oidc-provider`) on loopback.
 //
-// usage: node server.mjs --port PORT --keys FILE [--scopes "a b c"] [--ttl SECONDS] [--verbose]
+// usage: node server.mjs --port PORT --keys FILE [--scopes "a b c"] [--ttl SECONDS]
+//                        [--sign-in SUBJECT] [--verbose]
 //
 // Issuer http://127.0.0.1:PORT (PORT 0 picks a free port). Client credentials grant with
 // RFC 8707 resource indicators: `resource=<http(s) URL on 127.0.0.1|localhost>` yields a JWT
@@ -8,6 +9,10 @@
 // `-es`); a resource whose path ends in `/opaque` yields an opaque token for RFC 7662
 // introspection by the `introspector` client. `--keys FILE` is a private JWKS used to sign:
 // created (one RS256 + one ES256 key) when missing, loaded as-is when present.
+// With `--sign-in SUBJECT`, also the authorization code grant for people: dynamic client
+// registration (RFC 7591) of public clients with loopback redirects, PKCE, refresh tokens,
+// and an interaction that signs SUBJECT in and consents to what was asked at once (through
+// oidc-provider's interaction API), so that a test's "browser" only follows redirects.
 // When listening, prints exactly one line on stdout: {"issuer":"...","port":N}.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -16,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 const DEFAULT_SCOPES = 'shop:read shop:write shop:admin todo:read todo:write';
 
 function parseArgs(argv) {
-  const opts = { port: 0, keys: null, scopes: DEFAULT_SCOPES, ttl: 300, verbose: false };
+  const opts = { port: 0, keys: null, scopes: DEFAULT_SCOPES, ttl: 300, verbose: false, signIn: null };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const value = () => {
@@ -29,6 +34,7 @@ function parseArgs(argv) {
     else if (arg === '--scopes') opts.scopes = value();
     else if (arg === '--ttl') opts.ttl = Number(value());
     else if (arg === '--verbose') opts.verbose = true;
+    else if (arg === '--sign-in') opts.signIn = value();
     else throw new Error(`unknown argument ${arg}`);
   }
   if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new Error('--port must be 0..65535');
@@ -42,7 +48,7 @@ try {
   opts = parseArgs(process.argv.slice(2));
 } catch (error) {
   console.error(`server.mjs: ${error.message}`);
-  console.error('usage: node server.mjs --port PORT --keys FILE [--scopes "a b c"] [--ttl SECONDS] [--verbose]');
+  console.error('usage: node server.mjs --port PORT --keys FILE [--scopes "a b c"] [--ttl SECONDS] [--sign-in SUBJECT] [--verbose]');
   process.exit(2);
 }
 
@@ -149,6 +155,8 @@ async function main() {
         allowedPolicy: async (_ctx, caller, token) => caller.clientId === 'introspector' || caller.clientId === token.clientId,
       },
       revocation: { enabled: true },
+      // People sign in only with --sign-in: public clients register themselves.
+      registration: { enabled: Boolean(opts.signIn) },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => undefined,
@@ -164,7 +172,31 @@ async function main() {
       AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL || opts.ttl,
     },
     cookies: { keys: [randomBytes(32).toString('hex')] },
+    findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+    interactions: { url: async (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // A refresh token for every authorization code grant (not only with offline_access).
+    issueRefreshToken: async (_ctx, theClient, code) => theClient.grantTypeAllowed('refresh_token') && code.kind === 'AuthorizationCode',
   });
+
+  // The "person": signs in as --sign-in's subject and grants every scope asked for.
+  async function interact(req, res) {
+    const details = await provider.interactionDetails(req, res);
+    const { prompt, params, session, grantId } = details;
+    let result;
+    if (prompt.name === 'login') {
+      result = { login: { accountId: opts.signIn } };
+    } else {
+      const grant = grantId
+        ? await provider.Grant.find(grantId)
+        : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
+      if (prompt.details.missingOIDCScope) grant.addOIDCScope(prompt.details.missingOIDCScope.join(' '));
+      for (const [indicator, scopes] of Object.entries(prompt.details.missingResourceScopes || {})) {
+        grant.addResourceScope(indicator, scopes.join(' '));
+      }
+      result = { consent: { grantId: await grant.save() } };
+    }
+    await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: true });
+  }
 
   provider.on('server_error', (_ctx, error) => console.error(`server_error: ${error?.stack || error}`));
   if (opts.verbose) {
@@ -173,7 +205,18 @@ async function main() {
     }
   }
 
-  handler = provider.callback();
+  const callback = provider.callback();
+  handler = (req, res) => {
+    if (opts.signIn && req.url.startsWith('/interaction/')) {
+      interact(req, res).catch((error) => {
+        console.error(`interaction: ${error?.stack || error}`);
+        res.statusCode = 500;
+        res.end();
+      });
+      return;
+    }
+    callback(req, res);
+  };
   process.stdout.write(`${JSON.stringify({ issuer, port })}\n`);
 
   function shutdown() {
