@@ -208,6 +208,15 @@ pub enum UpstreamAuth {
         #[serde(default)]
         resource: Option<String>,
     },
+    /// The tokens of a person's sign-in kept by `afd --url URL login` (run as the user the
+    /// gateway runs as), refreshed in place.
+    #[serde(rename_all = "camelCase")]
+    SignIn {
+        /// Where the sign-ins are kept (default: `afd`'s, `~/.config/afd/credentials` or
+        /// `AFD_CREDENTIALS_DIR`).
+        #[serde(default)]
+        credentials_dir: Option<PathBuf>,
+    },
 }
 
 /// The private key of `private_key_jwt` read from `path` (PEM), for `algorithm` (default
@@ -351,18 +360,11 @@ impl Config {
             let transport = server
                 .transport()
                 .map_err(|why| format!("server '{name}' {why}"))?;
-            if let Some(UpstreamAuth::ClientCredentials {
-                method,
-                client_secret,
-                private_key_file,
-                ..
-            }) = &server.auth
+            if server
+                .auth
+                .as_ref()
+                .is_some_and(|auth| *auth != UpstreamAuth::None)
             {
-                if client_secret.is_some() == private_key_file.is_some() {
-                    return Err(format!(
-                        "server '{name}': `auth` takes one of `clientSecret` and `privateKeyFile`"
-                    ));
-                }
                 if !matches!(transport, Transport::Http { .. }) {
                     return Err(format!(
                         "server '{name}': `auth` is for HTTP upstreams (`url`)"
@@ -375,6 +377,19 @@ impl Config {
                 {
                     return Err(format!(
                         "server '{name}' has both `auth` and an `Authorization` header; keep one"
+                    ));
+                }
+            }
+            if let Some(UpstreamAuth::ClientCredentials {
+                method,
+                client_secret,
+                private_key_file,
+                ..
+            }) = &server.auth
+            {
+                if client_secret.is_some() == private_key_file.is_some() {
+                    return Err(format!(
+                        "server '{name}': `auth` takes one of `clientSecret` and `privateKeyFile`"
                     ));
                 }
                 if let (Some(UpstreamAuth::ClientCredentials { algorithm, .. }), Some(path)) =
@@ -631,6 +646,15 @@ mod tests {
             r#"{"mcpServers": {"a": {"url": "http://h/mcp", "auth": {"type": "none"}}}}"#,
         );
         assert_eq!(none.unwrap().servers["a"].auth, Some(UpstreamAuth::None));
+        let signed_in = Config::parse(
+            r#"{"mcpServers": {"a": {"url": "http://h/mcp", "auth": {"type": "signIn", "credentialsDir": "/c"}}}}"#,
+        );
+        assert_eq!(
+            signed_in.unwrap().servers["a"].auth,
+            Some(UpstreamAuth::SignIn {
+                credentials_dir: Some("/c".into())
+            })
+        );
         for (bad, why) in [
             (
                 r#"{"command": "x", "auth": {"type": "clientCredentials", "clientId": "c", "clientSecret": "s"}}"#,
@@ -651,6 +675,10 @@ mod tests {
             (
                 r#"{"url": "http://h/mcp", "auth": {"type": "password"}}"#,
                 "unknown variant",
+            ),
+            (
+                r#"{"command": "x", "auth": {"type": "signIn"}}"#,
+                "HTTP upstreams",
             ),
             (
                 r#"{"url": "http://h/mcp", "auth": {"type": "clientCredentials", "clientId": "c"}}"#,

@@ -9,7 +9,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use afd_oauth::token::ClientAuth;
-use afd_oauth::{Authorized, ClientCredentials, ClientCredentialsConfig, Secret, TokenSource};
+use afd_oauth::{
+    Authorized, ClientCredentials, ClientCredentialsConfig, FileStore, KeptSignIn, Secret,
+    TokenSource,
+};
 use afd_runtime::mcp::Progress;
 use afd_runtime::{CommandContext, CommandError, CommandResult, Content, codes};
 use rmcp::model::{
@@ -92,6 +95,16 @@ fn token_source(config: &ServerConfig, transport: &Transport) -> Option<Arc<dyn 
     };
     match config.auth.as_ref()? {
         UpstreamAuth::None => None,
+        UpstreamAuth::SignIn { credentials_dir } => {
+            let dir = credentials_dir.clone().or_else(FileStore::default_dir);
+            Some(match dir {
+                Some(dir) => Arc::new(KeptSignIn::new(url.clone(), FileStore::new(dir, url))),
+                None => Arc::new(Unusable(
+                    "no directory of kept sign-ins: set `auth.credentialsDir`, HOME or AFD_CREDENTIALS_DIR"
+                        .to_owned(),
+                )),
+            })
+        }
         UpstreamAuth::ClientCredentials {
             client_id,
             client_secret,

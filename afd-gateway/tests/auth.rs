@@ -34,6 +34,21 @@ fn wait_for(port: u16) {
     }
 }
 
+/// `tests/auth`, when its `node_modules` are installed (a failure under `CI`, whose
+/// `.ci/run` installs them; else the test does not run).
+fn auth_dir() -> Option<PathBuf> {
+    let auth_dir = workspace().join("tests/auth");
+    if auth_dir.join("node_modules/oidc-provider").is_dir() {
+        return Some(auth_dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "tests/auth has no node_modules: .ci/run runs `npm ci` there"
+    );
+    eprintln!("tests/auth has no node_modules: the test did not run");
+    None
+}
+
 /// Kills a child process when the test ends, however it ends.
 struct Killed(Child);
 
@@ -98,15 +113,9 @@ async fn token_for(issuer: &str, url: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_front_requires_tokens_and_upstreams_get_their_own_credentials_only() {
-    let auth_dir = workspace().join("tests/auth");
-    if !auth_dir.join("node_modules/oidc-provider").is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tests/auth has no node_modules: .ci/run runs `npm ci` there"
-        );
-        eprintln!("tests/auth has no node_modules: the test did not run");
+    let Some(auth_dir) = auth_dir() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     // The authorization server.
     let mut child = Command::new("node")
@@ -234,12 +243,14 @@ async fn the_front_requires_tokens_and_upstreams_get_their_own_credentials_only(
     );
 }
 
-/// The authorization server with tokens living `ttl` seconds; its issuer, and the child.
-fn authorization_server(auth_dir: &Path, dir: &Path, ttl: u32) -> (Killed, String) {
+/// The authorization server with tokens living `ttl` seconds (and `extra` arguments); its
+/// issuer, and the child.
+fn authorization_server(auth_dir: &Path, dir: &Path, ttl: u32, extra: &[&str]) -> (Killed, String) {
     let mut child = Command::new("node")
         .arg(auth_dir.join("server.mjs"))
         .args(["--port", "0", "--ttl", &ttl.to_string(), "--keys"])
         .arg(dir.join("keys.json"))
+        .args(extra)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -291,36 +302,14 @@ async fn open_session(url: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstream_behind_oauth_is_reached_by_client_credentials_through_token_expiry() {
-    use afd_examples::shop::{self, ShopStore};
-    use afd_runtime::mcp::{HttpOptions, McpServer, OAuth, Strategy};
-
-    let auth_dir = workspace().join("tests/auth");
-    if !auth_dir.join("node_modules/oidc-provider").is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tests/auth has no node_modules: .ci/run runs `npm ci` there"
-        );
-        eprintln!("tests/auth has no node_modules: the test did not run");
+    let Some(auth_dir) = auth_dir() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     // Tokens live two seconds, and the shop allows no leeway: a token used past its
     // lifetime is refused, so a run longer than several lifetimes needs renewed tokens.
-    let (_auth, issuer) = authorization_server(&auth_dir, dir.path(), 2);
-    let port = free_port();
-    let shop_url = format!("http://127.0.0.1:{port}/mcp");
-    let server = McpServer::builder(afd_runtime::Registry::global())
-        .name("shop")
-        .strategy(Strategy::Individual)
-        .context(shop::context(ShopStore::in_memory().unwrap()))
-        .dispatch(|d| d.expose_only(shop::COMMAND_NAMES))
-        .build()
-        .unwrap();
-    let oauth = OAuth::new(&issuer, &shop_url).leeway(Duration::ZERO);
-    let _shop = server
-        .bind_http(HttpOptions::new(format!("127.0.0.1:{port}").parse().unwrap()).oauth(oauth))
-        .await
-        .unwrap();
+    let (_auth, issuer) = authorization_server(&auth_dir, dir.path(), 2, &[]);
+    let (shop_url, _shop) = protected_shop(&issuer).await;
 
     // The gateway discovers the issuer from the shop's protected resource metadata and
     // asks for tokens as the `reader` client.
@@ -383,22 +372,129 @@ async fn an_upstream_behind_oauth_is_reached_by_client_credentials_through_token
     // such in the call's answer, not an empty catalog.
     let (_wrong, wrong_url) = gateway(&config, &[("SHOP_CLIENT_SECRET", "not-the-secret")]);
     let wrong_session = open_session(&wrong_url).await;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let refused = loop {
-        let (status, _, answer) = post(&wrong_url, None, Some(&wrong_session), call.clone()).await;
-        assert_eq!(status, 200, "{answer}");
-        let result = answer["result"]["structuredContent"].clone();
-        assert_eq!(result["success"], false, "{answer}");
-        if result["error"]["code"] == "UPSTREAM_UNAUTHORIZED" || Instant::now() > deadline {
-            break result;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
-    assert_eq!(
-        refused["error"]["code"], "UPSTREAM_UNAUTHORIZED",
-        "{refused}"
-    );
-    let message = refused["error"]["message"].as_str().unwrap();
+    let message = unauthorized_call(&wrong_url, &wrong_session, &call).await;
+    let refused = &message;
     assert!(message.contains("invalid_client"), "{refused}");
     assert!(!message.contains("not-the-secret"), "{refused}");
+}
+
+/// The message of `call` through the gateway at `url`, once the gateway answers it
+/// `UPSTREAM_UNAUTHORIZED` (the upstream starts in the background: until then it may
+/// answer otherwise).
+async fn unauthorized_call(url: &str, session: &str, call: &Value) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, _, answer) = post(url, None, Some(session), call.clone()).await;
+        assert_eq!(status, 200, "{answer}");
+        let result = &answer["result"]["structuredContent"];
+        assert_eq!(result["success"], false, "{answer}");
+        if result["error"]["code"] == "UPSTREAM_UNAUTHORIZED" {
+            return result["error"]["message"].as_str().unwrap().to_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never UPSTREAM_UNAUTHORIZED: {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The shop's commands served in-process behind OAuth tokens of `issuer` (no leeway: a
+/// token past its lifetime is refused); its URL and the running server.
+async fn protected_shop(issuer: &str) -> (String, afd_runtime::mcp::HttpHandle) {
+    use afd_examples::shop::{self, ShopStore};
+    use afd_runtime::mcp::{HttpOptions, McpServer, OAuth, Strategy};
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let server = McpServer::builder(afd_runtime::Registry::global())
+        .name("shop")
+        .strategy(Strategy::Individual)
+        .context(shop::context(ShopStore::in_memory().unwrap()))
+        .dispatch(|d| d.expose_only(shop::COMMAND_NAMES))
+        .build()
+        .unwrap();
+    let oauth = OAuth::new(issuer, &url).leeway(Duration::ZERO);
+    let running = server
+        .bind_http(HttpOptions::new(format!("127.0.0.1:{port}").parse().unwrap()).oauth(oauth))
+        .await
+        .unwrap();
+    (url, running)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_is_reached_with_a_persons_kept_sign_in_through_token_expiry() {
+    use afd_oauth::{FileStore, Loopback, SignIn};
+
+    let Some(auth_dir) = auth_dir() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (_auth, issuer) = authorization_server(&auth_dir, dir.path(), 2, &["--sign-in", "ada"]);
+    let (shop_url, _shop) = protected_shop(&issuer).await;
+    let credentials = dir.path().join("credentials");
+
+    // A person signs in as `afd login` does (tests/auth/browser.mjs is the browser).
+    let loopback = Loopback::bind(0).await.unwrap();
+    let pending = SignIn::new(&shop_url, loopback.redirect_uri())
+        .scopes(["shop:read"])
+        .start(FileStore::new(&credentials, &shop_url))
+        .await
+        .unwrap();
+    let mut browser = Command::new("node")
+        .arg(auth_dir.join("browser.mjs"))
+        .arg(pending.url())
+        .spawn()
+        .unwrap();
+    let redirect = loopback.redirect(Duration::from_secs(30)).await.unwrap();
+    pending.finish(&redirect).await.unwrap();
+    assert!(browser.wait().unwrap().success());
+
+    let config = dir.path().join("gateway.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"shop": {"url": shop_url,
+                   "auth": {"type": "signIn", "credentialsDir": credentials}}},
+               "gateway": {"cacheDir": dir.path().join("cache")}})
+        .to_string(),
+    )
+    .unwrap();
+    let (_gateway, url) = gateway(&config, &[]);
+    let session = open_session(&url).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "afd-call",
+        "arguments": {"command": "shop.product-get", "input": {"id": 1}}}});
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, _, answer) = post(&url, None, Some(&session), call.clone()).await;
+        assert_eq!(status, 200, "{answer}");
+        if answer["result"]["structuredContent"]["success"] == true {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the shop never answered: {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Three token lifetimes of calls: each expiry is met by the refresh token.
+    let until = Instant::now() + Duration::from_secs(6);
+    let mut calls = 0u64;
+    while Instant::now() < until {
+        let mut call = call.clone();
+        call["id"] = json!(100 + calls);
+        let (status, _, answer) = post(&url, None, Some(&session), call).await;
+        assert_eq!(status, 200, "{answer}");
+        let result = &answer["result"]["structuredContent"];
+        assert_eq!(result["success"], true, "call {calls} failed: {answer}");
+        calls += 1;
+    }
+    assert!(calls >= 10, "only {calls} calls in 6 seconds");
+
+    // Without a kept sign-in: an authorization failure that says how to sign in.
+    std::fs::remove_dir_all(&credentials).unwrap();
+    let (_other, other_url) = gateway(&config, &[]);
+    let other_session = open_session(&other_url).await;
+    let message = unauthorized_call(&other_url, &other_session, &call).await;
+    let refused = &message;
+    assert!(message.contains("login"), "{refused}");
 }

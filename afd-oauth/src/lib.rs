@@ -21,6 +21,6 @@ pub use challenge::Challenge;
 pub use error::{OAuthError, Secret, find_oauth_error};
 pub use http::client;
 pub use loopback::Loopback;
-pub use sign_in::{PendingSignIn, Session, SignIn};
+pub use sign_in::{KeptSignIn, PendingSignIn, Session, SignIn};
 pub use source::{ClientCredentials, ClientCredentialsConfig, StaticToken, TokenSource};
 pub use store::FileStore;

@@ -13,7 +13,12 @@ use rmcp::transport::auth::{
     CredentialStore, OAuthState,
 };
 
+use futures_util::future::BoxFuture;
+use tokio::sync::Mutex;
+
 use crate::error::{OAuthError, Secret};
+use crate::source::TokenSource;
+use crate::store::FileStore;
 
 /// The client name a server shows when the client registers dynamically.
 const CLIENT_NAME: &str = "afd";
@@ -246,6 +251,16 @@ impl Session {
             .map_err(from_rmcp)
     }
 
+    /// A new access token by the refresh token, whatever the current one's expiry.
+    ///
+    /// # Errors
+    ///
+    /// No refresh token, or the authorization server refused it (sign in again).
+    pub async fn refresh(&self) -> Result<Secret, OAuthError> {
+        self.manager.refresh_token().await.map_err(from_rmcp)?;
+        self.access_token().await
+    }
+
     /// The scopes the tokens were granted.
     pub async fn scopes(&self) -> Vec<String> {
         let current = self.manager.get_current_scopes().await;
@@ -266,6 +281,69 @@ impl Session {
     /// rmcp's manager under the session, for what this type does not offer.
     pub fn into_manager(self) -> AuthorizationManager {
         self.manager
+    }
+}
+
+/// The tokens of a person's kept sign-in (`afd login`) as a [`TokenSource`]: read from
+/// the store on first use, refreshed before they expire and when the server refuses one.
+pub struct KeptSignIn {
+    server_url: String,
+    store: FileStore,
+    session: Mutex<Option<Session>>,
+}
+
+impl std::fmt::Debug for KeptSignIn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeptSignIn")
+            .field("server_url", &self.server_url)
+            .field("store", &self.store.path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl KeptSignIn {
+    /// The sign-in kept in `store` for the server at `server_url`.
+    pub fn new(server_url: impl Into<String>, store: FileStore) -> Self {
+        Self {
+            server_url: server_url.into(),
+            store,
+            session: Mutex::new(None),
+        }
+    }
+
+    async fn with_session<T>(
+        &self,
+        use_it: impl AsyncFnOnce(&Session) -> Result<T, OAuthError>,
+    ) -> Result<T, OAuthError> {
+        let mut session = self.session.lock().await;
+        if session.is_none() {
+            *session = Session::resume(&self.server_url, self.store.clone()).await?;
+        }
+        match session.as_ref() {
+            Some(session) => use_it(session).await,
+            None => Err(OAuthError::SignInRequired(format!(
+                "no sign-in is kept for {} in {}: run `afd --url {} login` as the user the gateway runs as",
+                self.server_url,
+                self.store.path().display(),
+                self.server_url
+            ))),
+        }
+    }
+}
+
+impl TokenSource for KeptSignIn {
+    fn token(&self) -> BoxFuture<'_, Result<Secret, OAuthError>> {
+        Box::pin(self.with_session(async |session| session.access_token().await))
+    }
+
+    fn renew<'a>(&'a self, rejected: &'a Secret) -> BoxFuture<'a, Result<Secret, OAuthError>> {
+        Box::pin(self.with_session(async move |session| {
+            let current = session.access_token().await?;
+            if current != *rejected {
+                return Ok(current);
+            }
+            session.refresh().await
+        }))
     }
 }
 
