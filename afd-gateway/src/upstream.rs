@@ -17,17 +17,17 @@ use afd_runtime::mcp::Progress;
 use afd_runtime::{CommandContext, CommandError, CommandResult, Content, codes};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
-    CancelledNotificationParam, ClientRequest, ProgressNotificationParam, ProgressToken, RequestId,
-    ServerResult,
+    CancelledNotificationParam, ClientRequest, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, RequestId, ServerNotification, ServerResult, SubscriptionFilter,
 };
-use rmcp::service::ClientInitializeError;
 use rmcp::service::RunningServiceCancellationToken;
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode};
 use rmcp::service::{NotificationContext, PeerRequestOptions, ServiceError};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ClientServiceExt as _, Peer, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc::UnboundedSender;
@@ -154,6 +154,21 @@ impl TokenSource for Unusable {
         _rejected: &'a Secret,
     ) -> futures_util::future::BoxFuture<'a, Result<Secret, afd_oauth::OAuthError>> {
         self.token()
+    }
+}
+
+/// The handshake for an HTTP upstream: 2026-07-28 when it speaks it, else the newest
+/// revision with `initialize` it speaks.
+fn either_wire() -> ClientLifecycleMode {
+    let mut preferred = vec![ProtocolVersion::V_2026_07_28];
+    for version in ProtocolVersion::KNOWN_VERSIONS.iter().rev() {
+        if !preferred.contains(version) {
+            preferred.push(version.clone());
+        }
+    }
+    ClientLifecycleMode::Auto {
+        preferred_versions: preferred,
+        legacy_version: None,
     }
 }
 
@@ -457,11 +472,39 @@ impl Upstream {
             state.tools = Some(list);
             changed
         };
-        tracing::info!(server = %self.name, changed, "upstream started");
+        let protocol = peer
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
+            .unwrap_or_default();
+        tracing::info!(server = %self.name, changed, %protocol, "upstream started");
         if changed {
             let _ = self.events.send(Event::ToolsChanged(self.name.clone()));
         }
         Ok(peer)
+    }
+
+    /// On the 2026-07-28 wire, changes of the upstream's tools come on a
+    /// `subscriptions/listen` stream rather than the session's: one is kept open for the
+    /// connection's life, each change sent as `on_tool_list_changed` sends it on the older
+    /// wire.
+    fn listen_for_tool_changes(&self, peer: &Peer<RoleClient>) {
+        let (peer, server, events) = (peer.clone(), self.name.clone(), self.events.clone());
+        tokio::spawn(async move {
+            let filter = SubscriptionFilter::builder().tools_list_changed().build();
+            let mut subscription = match peer.listen(filter).await {
+                Ok(subscription) => subscription,
+                Err(error) => {
+                    tracing::warn!(%server, %error, "the upstream refused subscriptions/listen: its tool changes will not be seen");
+                    return;
+                }
+            };
+            while let Ok(Some(notification)) = subscription.next().await {
+                if let ServerNotification::ToolListChangedNotification(_) = notification {
+                    tracing::info!(%server, "upstream tool list changed");
+                    let _ = events.send(Event::ToolsChanged(server.clone()));
+                }
+            }
+        });
     }
 
     /// Starts the server and fetches its tools; on success it is live.
@@ -505,15 +548,17 @@ impl Upstream {
                         .map_err(|e| format!("invalid value of header '{name}': {e}"))?;
                     config.custom_headers.insert(name, value);
                 }
+                // The stateless 2026-07-28 wire when the upstream answers `server/discover`,
+                // else `initialize`.
                 let handshake = match &self.tokens {
                     Some(tokens) => {
                         let client = Authorized::new(reqwest::Client::new(), tokens.clone());
                         let transport = StreamableHttpClientTransport::with_client(client, config);
-                        handler.serve(transport).await
+                        handler.serve_with_lifecycle(transport, either_wire()).await
                     }
                     None => {
                         let transport = StreamableHttpClientTransport::from_config(config);
-                        handler.serve(transport).await
+                        handler.serve_with_lifecycle(transport, either_wire()).await
                     }
                 };
                 handshake.map_err(|error| StartFailure {
@@ -527,6 +572,11 @@ impl Upstream {
         };
         let peer = running.peer().clone();
         let info = peer.peer_info();
+        if info.as_ref().is_some_and(|info| {
+            info.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+        }) {
+            self.listen_for_tool_changes(&peer);
+        }
         let tools = match peer.list_all_tools().await {
             Ok(tools) => tools,
             Err(error) => {
