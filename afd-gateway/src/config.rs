@@ -219,18 +219,6 @@ pub enum UpstreamAuth {
     },
 }
 
-/// The private key of `private_key_jwt` read from `path` (PEM), for `algorithm` (default
-/// `RS256`).
-pub(crate) fn private_key(
-    path: &Path,
-    algorithm: Option<&str>,
-) -> Result<afd_oauth::token::AssertionKey, String> {
-    let pem = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    afd_oauth::token::AssertionKey::from_pem(&pem, algorithm.unwrap_or("RS256"))
-        .map_err(|e| e.to_string())
-}
-
 /// The transport of an upstream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Transport {
@@ -392,11 +380,15 @@ impl Config {
                         "server '{name}': `auth` takes one of `clientSecret` and `privateKeyFile`"
                     ));
                 }
-                if let (Some(UpstreamAuth::ClientCredentials { algorithm, .. }), Some(path)) =
-                    (&server.auth, private_key_file)
-                {
-                    private_key(path, algorithm.as_deref())
-                        .map_err(|why| format!("server '{name}', 'auth.privateKeyFile': {why}"))?;
+                // Read here so that a missing file stops the gateway at once; the key itself
+                // is parsed where it is used (a bad one fails that upstream's starts).
+                if let Some(path) = private_key_file {
+                    std::fs::read_to_string(path).map_err(|e| {
+                        format!(
+                            "server '{name}', 'auth.privateKeyFile': cannot read {}: {e}",
+                            path.display()
+                        )
+                    })?;
                 }
                 let secret_methods = ["client_secret_basic", "client_secret_post"];
                 if let Some(method) = method {

@@ -117,7 +117,7 @@ fn token_source(config: &ServerConfig, transport: &Transport) -> Option<Arc<dyn 
             resource,
         } => {
             let assertion_key = match private_key_file {
-                Some(path) => match crate::config::private_key(path, algorithm.as_deref()) {
+                Some(path) => match private_key(path, algorithm.as_deref()) {
                     Ok(key) => Some(key),
                     Err(why) => return Some(Arc::new(Unusable(why))),
                 },
@@ -139,6 +139,18 @@ fn token_source(config: &ServerConfig, transport: &Transport) -> Option<Arc<dyn 
             )))
         }
     }
+}
+
+/// The private key of `private_key_jwt` read from `path` (PEM), for `algorithm` (default
+/// `RS256`).
+fn private_key(
+    path: &std::path::Path,
+    algorithm: Option<&str>,
+) -> Result<afd_oauth::token::AssertionKey, String> {
+    let pem = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    afd_oauth::token::AssertionKey::from_pem(&pem, algorithm.unwrap_or("RS256"))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// A token source whose configuration cannot work: every request is refused with why.
