@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use afd_oauth::{FileStore, Loopback, Secret, Session, SignIn};
+use afd_oauth::{FileStore, Loopback, OAuthError, Secret, Session, SignIn};
 use clap::ArgMatches;
 
 /// The environment variable holding the bearer token for `--url` (when `--token` is not
@@ -51,8 +51,11 @@ pub(crate) async fn credential(matches: &ArgMatches, url: &str) -> Result<Creden
     match Session::resume(url, store).await {
         Ok(Some(session)) => Ok(Credential::Session(Box::new(session))),
         Ok(None) => Ok(Credential::None),
+        Err(error @ (OAuthError::SignInRequired(_) | OAuthError::Store(_))) => Err(format!(
+            "the sign-in kept for {url} cannot be used: {error}; `afd --url {url} logout` forgets it, `login` makes a new one"
+        )),
         Err(error) => Err(format!(
-            "the sign-in kept for {url} cannot be used: {error}; `afd --url {url} logout` forgets it"
+            "the sign-in kept for {url} cannot be used now: {error}"
         )),
     }
 }

@@ -78,8 +78,18 @@ impl ClientHandler for Terminal {
                 serde_json::to_value(&requested_schema).unwrap_or_default(),
             ),
             ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
-                eprintln!("The server asks you to open {url}\n  {message}");
-                return Ok(ElicitResult::new(ElicitationAction::Accept));
+                // Accepting says the person agreed: asked, and declined without an answer.
+                let agreed = tokio::task::spawn_blocking(move || {
+                    let stdin = std::io::stdin();
+                    let mut input = stdin.lock();
+                    ask_to_open(&message, &url, &mut input, &mut std::io::stderr())
+                })
+                .await
+                .unwrap_or(false);
+                return Ok(ElicitResult::new(match agreed {
+                    true => ElicitationAction::Accept,
+                    false => ElicitationAction::Decline,
+                }));
             }
             _ => return Ok(ElicitResult::new(ElicitationAction::Decline)),
         };
@@ -103,10 +113,37 @@ impl ClientHandler for Terminal {
         _: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         let here = std::env::current_dir().unwrap_or_default();
-        Ok(ListRootsResult::new(vec![
-            Root::new(format!("file://{}", here.display())).with_name("working directory"),
-        ]))
+        let roots = reqwest::Url::from_directory_path(&here)
+            .map(|uri| vec![Root::new(uri.to_string()).with_name("working directory")])
+            .unwrap_or_default();
+        Ok(ListRootsResult::new(roots))
     }
+}
+
+/// `text` without control characters: a server's words reach the terminal, and must not
+/// move its cursor or change its colours.
+fn printable(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).collect()
+}
+
+/// Asks whether to open `url` for the server; only `y`/`yes` agrees.
+fn ask_to_open(
+    message: &str,
+    url: &str,
+    input: &mut dyn std::io::BufRead,
+    output: &mut dyn std::io::Write,
+) -> bool {
+    let _ = write!(
+        output,
+        "The server asks you to open {}\n  {}\nOpen it and go on? [y/N] ",
+        printable(url),
+        printable(message)
+    );
+    let _ = output.flush();
+    let mut line = String::new();
+    input
+        .read_line(&mut line)
+        .is_ok_and(|_| matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes"))
 }
 
 /// Asks each field of a form's `schema` on `output`, reading answers from `input`: an
@@ -118,7 +155,7 @@ fn ask_form(
     input: &mut dyn std::io::BufRead,
     output: &mut dyn std::io::Write,
 ) -> Option<Value> {
-    let _ = writeln!(output, "The server asks: {message}");
+    let _ = writeln!(output, "The server asks: {}", printable(message));
     let required: Vec<&str> = schema["required"]
         .as_array()
         .into_iter()
@@ -129,10 +166,10 @@ fn ask_form(
     for (name, field) in schema["properties"].as_object().into_iter().flatten() {
         let must = required.contains(&name.as_str());
         loop {
-            let title = field["title"].as_str().unwrap_or(name);
+            let title = printable(field["title"].as_str().unwrap_or(name));
             let mut prompt = format!("  {title}");
             if let Some(description) = field["description"].as_str() {
-                prompt.push_str(&format!(" ({description})"));
+                prompt.push_str(&format!(" ({})", printable(description)));
             }
             if let Some(choices) = choices(field) {
                 prompt.push_str(&format!(" [{}]", choices.join(", ")));
@@ -251,6 +288,20 @@ mod tests {
         // The input ends before a required answer: cancelled.
         let mut short = "Ada\n".as_bytes();
         assert!(ask_form("Who?", &schema, &mut short, &mut Vec::new()).is_none());
+        assert!(ask_to_open(
+            "Pay",
+            "https://x/\u{1b}[2J",
+            &mut "y\n".as_bytes(),
+            &mut Vec::new()
+        ));
+        let mut shown = Vec::new();
+        assert!(!ask_to_open(
+            "Pay\u{1b}[31m",
+            "https://x",
+            &mut "\n".as_bytes(),
+            &mut shown
+        ));
+        assert!(!String::from_utf8(shown).unwrap().contains('\u{1b}'));
         let mut empty_required = "\nAda\n1\n\n\n\n".as_bytes();
         let mut shown = Vec::new();
         assert!(ask_form("Who?", &schema, &mut empty_required, &mut shown).is_some());

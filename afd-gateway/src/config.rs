@@ -167,7 +167,7 @@ pub struct ServerConfig {
 }
 
 /// How the gateway authorizes itself to an HTTP upstream.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Deserialize, PartialEq, Eq)]
 #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
 // Read once per upstream from the configuration: its size does not matter.
 #[allow(clippy::large_enum_variant)]
@@ -217,6 +217,37 @@ pub enum UpstreamAuth {
         #[serde(default)]
         credentials_dir: Option<PathBuf>,
     },
+}
+
+// By hand, so that the client secret (expanded from the environment) never prints.
+impl std::fmt::Debug for UpstreamAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UpstreamAuth::None => f.write_str("None"),
+            UpstreamAuth::ClientCredentials {
+                client_id,
+                client_secret,
+                private_key_file,
+                method,
+                scopes,
+                ..
+            } => f
+                .debug_struct("ClientCredentials")
+                .field("client_id", client_id)
+                .field(
+                    "client_secret",
+                    &client_secret.as_ref().map(|_| "[redacted]"),
+                )
+                .field("private_key_file", private_key_file)
+                .field("method", method)
+                .field("scopes", scopes)
+                .finish_non_exhaustive(),
+            UpstreamAuth::SignIn { credentials_dir } => f
+                .debug_struct("SignIn")
+                .field("credentials_dir", credentials_dir)
+                .finish(),
+        }
+    }
 }
 
 /// The transport of an upstream.
@@ -629,7 +660,7 @@ mod tests {
             ),
             (
                 "gw",
-                &Some(path),
+                &Some(path.clone()),
                 Some("client_secret_post"),
                 &["r".to_owned()][..]
             )
@@ -638,6 +669,7 @@ mod tests {
             r#"{"mcpServers": {"a": {"url": "http://h/mcp", "auth": {"type": "none"}}}}"#,
         );
         assert_eq!(none.unwrap().servers["a"].auth, Some(UpstreamAuth::None));
+        assert!(!format!("{:?}", config.servers["a"].auth).contains(&path));
         let signed_in = Config::parse(
             r#"{"mcpServers": {"a": {"url": "http://h/mcp", "auth": {"type": "signIn", "credentialsDir": "/c"}}}}"#,
         );

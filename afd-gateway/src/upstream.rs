@@ -502,19 +502,27 @@ impl Upstream {
     fn listen_for_tool_changes(&self, peer: &Peer<RoleClient>) {
         let (peer, server, events) = (peer.clone(), self.name.clone(), self.events.clone());
         tokio::spawn(async move {
-            let filter = SubscriptionFilter::builder().tools_list_changed().build();
-            let mut subscription = match peer.listen(filter).await {
-                Ok(subscription) => subscription,
-                Err(error) => {
-                    tracing::warn!(%server, %error, "the upstream refused subscriptions/listen: its tool changes will not be seen");
-                    return;
+            // A stream that ends while the connection lives (the upstream closed it, a
+            // network blip) is opened again, a second later each time.
+            while !peer.is_transport_closed() {
+                let filter = SubscriptionFilter::builder().tools_list_changed().build();
+                match peer.listen(filter).await {
+                    Ok(mut subscription) => {
+                        while let Ok(Some(notification)) = subscription.next().await {
+                            if let ServerNotification::ToolListChangedNotification(_) = notification
+                            {
+                                tracing::info!(%server, "upstream tool list changed");
+                                let _ = events.send(Event::ToolsChanged(server.clone()));
+                            }
+                        }
+                        tracing::debug!(%server, "the upstream's subscriptions/listen stream ended");
+                    }
+                    Err(error) => {
+                        tracing::warn!(%server, %error, "the upstream refused subscriptions/listen: its tool changes will not be seen");
+                        return;
+                    }
                 }
-            };
-            while let Ok(Some(notification)) = subscription.next().await {
-                if let ServerNotification::ToolListChangedNotification(_) = notification {
-                    tracing::info!(%server, "upstream tool list changed");
-                    let _ = events.send(Event::ToolsChanged(server.clone()));
-                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
             }
         });
     }
@@ -584,9 +592,10 @@ impl Upstream {
         };
         let peer = running.peer().clone();
         let info = peer.peer_info();
-        if info.as_ref().is_some_and(|info| {
-            info.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
-        }) {
+        if info
+            .as_ref()
+            .is_some_and(|info| info.protocol_version == ProtocolVersion::V_2026_07_28)
+        {
             self.listen_for_tool_changes(&peer);
         }
         let tools = match peer.list_all_tools().await {

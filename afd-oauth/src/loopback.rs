@@ -67,42 +67,58 @@ impl Loopback {
             })
     }
 
+    /// Each connection is read on its own task, so one that sends nothing (a browser's
+    /// speculative connection) holds up no other; the first redirect wins.
     async fn accept(&self) -> String {
+        let (found, mut redirects) = tokio::sync::mpsc::channel::<String>(1);
         loop {
-            let Ok((mut stream, _)) = self.listener.accept().await else {
-                continue;
-            };
-            let mut request = Vec::new();
-            let mut buffer = [0u8; 2048];
-            while !request.windows(4).any(|w| w == b"\r\n\r\n") && request.len() < MAX_REQUEST {
-                match tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer)).await
-                {
-                    Ok(Ok(n)) if n > 0 => request.extend_from_slice(&buffer[..n]),
-                    _ => break,
+            tokio::select! {
+                Some(target) = redirects.recv() => {
+                    let base = self.redirect_uri.trim_end_matches(PATH);
+                    return format!("{base}{target}");
                 }
-            }
-            let line = String::from_utf8_lossy(&request);
-            let target = line
-                .lines()
-                .next()
-                .and_then(|line| line.strip_prefix("GET "))
-                .and_then(|rest| rest.split(' ').next())
-                .filter(|target| target.split('?').next() == Some(PATH));
-            let (status, body) = match target {
-                Some(_) => ("200 OK", DONE_PAGE),
-                None => ("404 Not Found", "not found"),
-            };
-            let answer = format!(
-                "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let _ = stream.write_all(answer.as_bytes()).await;
-            let _ = stream.shutdown().await;
-            if let Some(target) = target {
-                let base = self.redirect_uri.trim_end_matches(PATH);
-                return format!("{base}{target}");
+                accepted = self.listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        tokio::spawn(answer(stream, found.clone()));
+                    }
+                    // Out of descriptors, say: wait a little rather than spin.
+                    Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                },
             }
         }
+    }
+}
+
+/// Reads one request; a redirect's target goes to `found`, anything else is answered 404.
+async fn answer(mut stream: tokio::net::TcpStream, found: tokio::sync::mpsc::Sender<String>) {
+    let mut request = Vec::new();
+    let mut buffer = [0u8; 2048];
+    while !request.windows(4).any(|w| w == b"\r\n\r\n") && request.len() < MAX_REQUEST {
+        match tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer)).await {
+            Ok(Ok(n)) if n > 0 => request.extend_from_slice(&buffer[..n]),
+            _ => break,
+        }
+    }
+    let line = String::from_utf8_lossy(&request);
+    let target = line
+        .lines()
+        .next()
+        .and_then(|line| line.strip_prefix("GET "))
+        .and_then(|rest| rest.split(' ').next())
+        .filter(|target| target.split('?').next() == Some(PATH))
+        .map(str::to_owned);
+    let (status, body) = match target {
+        Some(_) => ("200 OK", DONE_PAGE),
+        None => ("404 Not Found", "not found"),
+    };
+    let answer = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = stream.write_all(answer.as_bytes()).await;
+    let _ = stream.shutdown().await;
+    if let Some(target) = target {
+        let _ = found.send(target).await;
     }
 }
 
@@ -116,6 +132,10 @@ mod tests {
         let uri = loopback.redirect_uri().to_owned();
         let base = uri.trim_end_matches(PATH).to_owned();
         let browser = tokio::spawn(async move {
+            // A connection that never sends a request holds up nothing.
+            let _idle = tokio::net::TcpStream::connect(base.trim_start_matches("http://"))
+                .await
+                .unwrap();
             let http = reqwest::Client::new();
             let favicon = http
                 .get(format!("{base}/favicon.ico"))

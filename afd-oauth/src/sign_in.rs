@@ -162,6 +162,13 @@ impl PendingSignIn {
     /// The authorization server answered an error (the person declined, ...), the redirect
     /// is not this sign-in's, came from another issuer, or the exchange failed.
     pub async fn finish(mut self, redirect_url: &str) -> Result<Session, OAuthError> {
+        // Only this sign-in's redirect is read, an error answer included.
+        let sent = query_value(&self.url, "state");
+        if sent.is_none() || query_value(redirect_url, "state") != sent {
+            return Err(OAuthError::Authorization(
+                "the redirect is not this sign-in's (its state differs)".to_owned(),
+            ));
+        }
         let callback = read_redirect(redirect_url)?;
         self.state
             .handle_callback_with_issuer(
@@ -182,6 +189,20 @@ impl PendingSignIn {
     }
 }
 
+/// The value of `key` in `url`'s query.
+fn query_value(url: &str, key: &str) -> Option<String> {
+    let parsed = reqwest::Url::parse(url).ok()?;
+    parsed
+        .query_pairs()
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| value.into_owned())
+}
+
+/// `text` without control characters (an authorization server's words reach a terminal).
+fn printable(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).collect()
+}
+
 /// The code and `state` of a redirect, or the authorization server's error in it.
 fn read_redirect(url: &str) -> Result<AuthorizationCallback, OAuthError> {
     let parsed = reqwest::Url::parse(url)
@@ -192,8 +213,8 @@ fn read_redirect(url: &str) -> Result<AuthorizationCallback, OAuthError> {
             .find(|(key, _)| key == "error_description")
             .map(|(_, text)| text.into_owned());
         return Err(OAuthError::Refused {
-            error: error.into_owned(),
-            description,
+            error: printable(&error),
+            description: description.as_deref().map(printable),
         });
     }
     AuthorizationCallback::from_redirect_url(url).map_err(from_rmcp)
@@ -320,7 +341,14 @@ impl KeptSignIn {
             *session = Session::resume(&self.server_url, self.store.clone()).await?;
         }
         match session.as_ref() {
-            Some(session) => use_it(session).await,
+            Some(kept) => {
+                let outcome = use_it(kept).await;
+                // A sign-in made again since (`afd login`) is read anew on the next use.
+                if matches!(outcome, Err(OAuthError::SignInRequired(_))) {
+                    *session = None;
+                }
+                outcome
+            }
             None => Err(OAuthError::SignInRequired(format!(
                 "no sign-in is kept for {} in {}: run `afd --url {} login` as the user the gateway runs as",
                 self.server_url,
@@ -357,6 +385,7 @@ pub(crate) fn from_rmcp(error: AuthError) -> OAuthError {
         | AuthError::AuthorizationServerMissingIssuer { .. } => {
             OAuthError::Authorization(format!("issuer check failed: {error}"))
         }
+        AuthError::CredentialStoreError(why) => OAuthError::Store(why),
         AuthError::HttpError(error) => OAuthError::Unreachable {
             url: error
                 .url()

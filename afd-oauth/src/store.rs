@@ -16,9 +16,10 @@ struct Stored {
 
 /// The tokens of one server in a file of their own (`<dir>/<hash of the URL>.json`).
 ///
-/// The directory is created with mode 0700 and the file with 0600, written whole and then
-/// renamed into place, so a reader never sees half a file. A file that others can read is
-/// refused rather than used: its tokens may have leaked.
+/// The directory is created with mode 0700 and the file with 0600, written whole to a new
+/// file of an unguessable name and then renamed into place, so a reader never sees half a
+/// file. A file that others can read is refused rather than used (its tokens may have
+/// leaked), and so is a directory others can reach, for writing.
 #[derive(Debug, Clone)]
 pub struct FileStore {
     server: String,
@@ -75,14 +76,15 @@ impl FileStore {
     fn write(&self, credentials: StoredCredentials) -> Result<(), String> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         create_private_dir(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        owner_only(dir)?;
         let text = serde_json::to_vec(&Stored {
             server: self.server.clone(),
             credentials,
         })
         .map_err(|e| e.to_string())?;
-        let temporary = self
-            .path
-            .with_extension(format!("tmp{}", std::process::id()));
+        // An unguessable name, created anew: never an existing file or a link planted there.
+        let nonce = crate::pkce::new_state().map_err(|e| e.to_string())?;
+        let temporary = self.path.with_extension(format!("tmp-{nonce}"));
         let written =
             write_private(&temporary, &text).and_then(|()| std::fs::rename(&temporary, &self.path));
         if let Err(error) = written {
@@ -102,7 +104,7 @@ fn owner_only(path: &Path) -> Result<(), String> {
         .mode();
     if mode & 0o077 != 0 {
         return Err(format!(
-            "{} can be read by other users (mode {:o}); it was not used: remove it (`afd logout`) and sign in again",
+            "{} can be reached by other users (mode {:o}); it was not used: make it private (chmod go-rwx) or remove it and sign in again",
             path.display(),
             mode & 0o777
         ));
@@ -126,7 +128,7 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let mut file = options.open(path)?;
@@ -185,6 +187,11 @@ mod tests {
             std::fs::set_permissions(a.path(), std::fs::Permissions::from_mode(0o644)).unwrap();
             let refused = a.load().await.unwrap_err().to_string();
             assert!(refused.contains("other users"), "{refused}");
+            std::fs::set_permissions(a.path(), std::fs::Permissions::from_mode(0o600)).unwrap();
+            std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let refused = b.save(credentials()).await.unwrap_err().to_string();
+            assert!(refused.contains("other users"), "{refused}");
+            std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700)).unwrap();
         }
         a.clear().await.unwrap();
         assert!(!a.exists());

@@ -88,7 +88,8 @@ impl AssertionKey {
     ///
     /// # Errors
     ///
-    /// Another algorithm, or a key that is not a private key of its kind.
+    /// Another algorithm, or a key that is not a private key of its kind (checked by
+    /// signing a throwaway assertion).
     pub fn from_pem(pem: &str, algorithm: &str) -> Result<Self, OAuthError> {
         use jsonwebtoken::{Algorithm, EncodingKey};
         let algorithm: Algorithm = algorithm.parse().map_err(|_| {
@@ -114,7 +115,14 @@ impl AssertionKey {
                 "the private key is not a {algorithm:?} PEM key: {e}"
             ))
         })?;
-        Ok(Self { key, algorithm })
+        let made = Self { key, algorithm };
+        // A key of another kind (a public key, another curve) fails here, not at first use.
+        made.sign("check", "check").map_err(|_| {
+            OAuthError::Config(format!(
+                "the private key is not a {algorithm:?} private key"
+            ))
+        })?;
+        Ok(made)
     }
 
     /// A fresh assertion from `client_id` for `audience` (the authorization server's
