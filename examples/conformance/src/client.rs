@@ -342,6 +342,9 @@ async fn list_and_call_as(url: &str, session: Option<Session>) -> Result<(), Sto
 /// server asks for one; a request refused for want of a token or a scope signs in again
 /// with the server's challenge (its scopes added to those held), at most
 /// [`MAX_STEP_UPS`] times after the first sign-in.
+///
+/// After a sign-in the run starts over, so tools that answered before the refusal are
+/// called again: harmless against the suite's mock servers, whose tools change nothing.
 async fn signed_in(url: &str, context: &Context) -> Result<(), Error> {
     let store = InMemoryCredentialStore::new();
     let mut session: Option<Session> = None;
