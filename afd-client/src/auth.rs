@@ -13,6 +13,24 @@ use clap::ArgMatches;
 /// given).
 pub(crate) const TOKEN_ENV: &str = "AFD_TOKEN";
 
+/// The id of a client registered beforehand at the authorization server (when `login`
+/// has no `--client-id`; a step-up's sign-in uses it too).
+const CLIENT_ID_ENV: &str = "AFD_CLIENT_ID";
+
+/// That client's secret, when it is a confidential one (refreshes need it: the kept
+/// sign-in never holds it).
+const CLIENT_SECRET_ENV: &str = "AFD_CLIENT_SECRET";
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+}
+
+fn client_secret() -> Option<Secret> {
+    env(CLIENT_SECRET_ENV).map(Secret::new)
+}
+
 /// How long a sign-in waits for the browser.
 const SIGN_IN_WAIT: Duration = Duration::from_secs(300);
 
@@ -48,7 +66,7 @@ pub(crate) async fn credential(matches: &ArgMatches, url: &str) -> Result<Creden
     if !store.exists() {
         return Ok(Credential::None);
     }
-    match Session::resume(url, store).await {
+    match Session::resume_with_secret(url, store, client_secret()).await {
         Ok(Some(session)) => Ok(Credential::Session(Box::new(session))),
         Ok(None) => Ok(Credential::None),
         Err(error @ (OAuthError::SignInRequired(_) | OAuthError::Store(_))) => Err(format!(
@@ -73,9 +91,11 @@ pub(crate) async fn sign_in(
     if let Some(challenge) = challenge {
         sign_in = sign_in.challenge(challenge);
     }
-    if let Some(id) = login.and_then(|login| login.get_one::<String>("client-id")) {
-        let secret = std::env::var("AFD_CLIENT_SECRET").ok().map(Secret::new);
-        sign_in = sign_in.preregistered(id, secret);
+    let client_id = login
+        .and_then(|login| login.get_one::<String>("client-id").cloned())
+        .or_else(|| env(CLIENT_ID_ENV));
+    if let Some(id) = client_id {
+        sign_in = sign_in.preregistered(id, client_secret());
     }
     let pending = sign_in
         .start(store(url)?)

@@ -74,7 +74,7 @@ fn command() -> Command {
                 .arg(
                     Arg::new("client-id")
                         .long("client-id")
-                        .help("A client id registered at the authorization server beforehand (its secret, if any, in AFD_CLIENT_SECRET); default: registered on the fly")
+                        .help("A client id registered at the authorization server beforehand (default: AFD_CLIENT_ID; its secret, if any, in AFD_CLIENT_SECRET, which later runs need too); default: registered on the fly")
                 )
                 .arg(
                     Arg::new("no-browser")

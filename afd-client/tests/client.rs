@@ -758,7 +758,7 @@ fn login_signs_in_and_the_sign_in_is_used_refreshed_stepped_up_and_forgotten() {
     wait_for(port, "the shop");
     let credentials = dir.path().join("credentials");
     let browser = format!("node '{}'", auth_dir.join("browser.mjs").display());
-    let afd = |args: &[&str]| -> Output {
+    let afd_as = |client: &[(&str, &str)], args: &[&str]| -> Output {
         Command::new(env!("CARGO_BIN_EXE_afd"))
             .args(["--url", &url])
             .args(args)
@@ -766,9 +766,13 @@ fn login_signs_in_and_the_sign_in_is_used_refreshed_stepped_up_and_forgotten() {
             .env("BROWSER", &browser)
             .env_remove("AFD_TOKEN")
             .env_remove("AFD_TOOL_STRATEGY")
+            .env_remove("AFD_CLIENT_ID")
+            .env_remove("AFD_CLIENT_SECRET")
+            .envs(client.iter().copied())
             .output()
             .unwrap()
     };
+    let afd = |args: &[&str]| afd_as(&[], args);
 
     // Without a sign-in: refused, and told how to sign in.
     let refused = afd(&["tools"]);
@@ -845,4 +849,29 @@ fn login_signs_in_and_the_sign_in_is_used_refreshed_stepped_up_and_forgotten() {
     assert!(logout.status.success(), "{}", text(&logout.stderr));
     assert!(!file.exists());
     assert!(!afd(&["tools"]).status.success());
+
+    // A confidential client registered beforehand: its id is kept, its secret never, and
+    // a refresh (which needs the secret) works from the environment's.
+    let confidential = [
+        ("AFD_CLIENT_ID", "afd-cli"),
+        ("AFD_CLIENT_SECRET", "afd-cli-secret"),
+    ];
+    let login = afd_as(&confidential, &["login", "--scope", "shop:read"]);
+    assert!(login.status.success(), "{}", text(&login.stderr));
+    let (file, kept_confidential) = kept(&credentials);
+    assert_eq!(kept_confidential["credentials"]["client_id"], "afd-cli");
+    assert!(
+        !std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("afd-cli-secret")
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    // Without the secret the refresh is refused (the control), and nothing is lost.
+    let unauthenticated = afd_as(&confidential[..1], &["call", "product-get", "--id", "1"]);
+    assert!(!unauthenticated.status.success());
+    assert!(!text(&unauthenticated.stderr).contains("afd-cli-secret"));
+    let later = afd_as(&confidential, &["call", "product-get", "--id", "1"]);
+    assert!(later.status.success(), "{}", text(&later.stderr));
+    let (_, refreshed) = kept(&credentials);
+    assert_ne!(access_token(&refreshed), access_token(&kept_confidential));
 }

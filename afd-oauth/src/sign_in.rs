@@ -10,7 +10,7 @@
 
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
-    CredentialStore, OAuthState,
+    CredentialStore, OAuthClientConfig, OAuthState,
 };
 
 use futures_util::future::BoxFuture;
@@ -182,9 +182,15 @@ impl PendingSignIn {
             .state
             .into_authorization_manager()
             .ok_or_else(|| OAuthError::Authorization("the sign-in did not complete".into()))?;
+        let client_id = manager
+            .get_credentials()
+            .await
+            .map(|(client_id, _)| client_id)
+            .unwrap_or_default();
         Ok(Session {
             manager,
             granted: Vec::new(),
+            client_id,
         })
     }
 }
@@ -226,6 +232,7 @@ pub struct Session {
     /// The scopes granted, as the store kept them (rmcp's manager knows them only for a
     /// sign-in it made).
     granted: Vec<String>,
+    client_id: String,
 }
 
 impl std::fmt::Debug for Session {
@@ -245,18 +252,49 @@ impl Session {
         server_url: &str,
         store: S,
     ) -> Result<Option<Session>, OAuthError> {
-        let granted = match store.load().await.map_err(from_rmcp)? {
-            Some(kept) => kept.granted_scopes,
+        Self::resume_with_secret(server_url, store, None).await
+    }
+
+    /// [`resume`](Self::resume) for a confidential client registered beforehand: the store
+    /// keeps its id but never its secret, which its refreshes need.
+    ///
+    /// # Errors
+    ///
+    /// As [`resume`](Self::resume).
+    pub async fn resume_with_secret<S: CredentialStore + 'static>(
+        server_url: &str,
+        store: S,
+        client_secret: Option<Secret>,
+    ) -> Result<Option<Session>, OAuthError> {
+        let (client_id, granted) = match store.load().await.map_err(from_rmcp)? {
+            Some(kept) => (kept.client_id, kept.granted_scopes),
             None => return Ok(None),
         };
         let mut manager = AuthorizationManager::new(server_url)
             .await
             .map_err(from_rmcp)?;
         manager.set_credential_store(store);
-        match manager.initialize_from_store().await.map_err(from_rmcp)? {
-            true => Ok(Some(Session { manager, granted })),
-            false => Ok(None),
+        if !manager.initialize_from_store().await.map_err(from_rmcp)? {
+            return Ok(None);
         }
+        if let Some(secret) = client_secret {
+            manager
+                .configure_client(
+                    OAuthClientConfig::new(client_id.clone(), server_url)
+                        .with_client_secret(secret.expose()),
+                )
+                .map_err(from_rmcp)?;
+        }
+        Ok(Some(Session {
+            manager,
+            granted,
+            client_id,
+        }))
+    }
+
+    /// The client id the session was signed in with.
+    pub fn client_id(&self) -> &str {
+        &self.client_id
     }
 
     /// The access token to send now, refreshed first when it is about to expire.

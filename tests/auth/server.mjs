@@ -10,7 +10,8 @@
 // introspection by the `introspector` client. `--keys FILE` is a private JWKS used to sign:
 // created (one RS256 + one ES256 key) when missing, loaded as-is when present.
 // With `--sign-in SUBJECT`, also the authorization code grant for people: dynamic client
-// registration (RFC 7591) of public clients with loopback redirects, PKCE, refresh tokens,
+// registration (RFC 7591) of public clients with loopback redirects, the confidential
+// client `afd-cli` (secret `afd-cli-secret`) registered beforehand, PKCE, refresh tokens,
 // and an interaction that signs SUBJECT in and consents to what was asked at once (through
 // oidc-provider's interaction API), so that a test's "browser" only follows redirects.
 // When listening, prints exactly one line on stdout: {"issuer":"...","port":N}.
@@ -107,6 +108,16 @@ const client = (id, extra = {}) => ({
 const clients = ['reader', 'writer', 'admin', 'reader-es', 'writer-es', 'admin-es']
   .map((id) => client(id, { scope: CLIENT_SCOPES[id.replace(/-es$/, '')] }));
 clients.push(client('introspector', { grant_types: [] }));
+// With --sign-in: a confidential client registered beforehand for the authorization code
+// grant (a native app: any loopback port).
+if (opts.signIn) {
+  clients.push(client('afd-cli', {
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    redirect_uris: ['http://127.0.0.1/callback'],
+    application_type: 'native',
+  }));
+}
 
 // features.resourceIndicators.getResourceServerInfo: which resource indicators are accepted, and how.
 async function getResourceServerInfo(_ctx, resourceIndicator, theClient) {
