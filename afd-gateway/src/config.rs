@@ -216,6 +216,10 @@ pub enum UpstreamAuth {
         /// `AFD_CREDENTIALS_DIR`).
         #[serde(default)]
         credentials_dir: Option<PathBuf>,
+        /// The secret of the confidential client the sign-in was made with (`${VAR}`), which
+        /// its refreshes need; none for a public client.
+        #[serde(default)]
+        client_secret: Option<String>,
     },
 }
 
@@ -242,9 +246,16 @@ impl std::fmt::Debug for UpstreamAuth {
                 .field("method", method)
                 .field("scopes", scopes)
                 .finish_non_exhaustive(),
-            UpstreamAuth::SignIn { credentials_dir } => f
+            UpstreamAuth::SignIn {
+                credentials_dir,
+                client_secret,
+            } => f
                 .debug_struct("SignIn")
                 .field("credentials_dir", credentials_dir)
+                .field(
+                    "client_secret",
+                    &client_secret.as_ref().map(|_| "[redacted]"),
+                )
                 .finish(),
         }
     }
@@ -356,10 +367,16 @@ impl Config {
             for (key, value) in server.headers.iter_mut().chain(server.env.iter_mut()) {
                 *value = expand(value).map_err(|why| format!("server '{name}', '{key}': {why}"))?;
             }
-            if let Some(UpstreamAuth::ClientCredentials {
-                client_secret: Some(client_secret),
-                ..
-            }) = &mut server.auth
+            if let Some(
+                UpstreamAuth::ClientCredentials {
+                    client_secret: Some(client_secret),
+                    ..
+                }
+                | UpstreamAuth::SignIn {
+                    client_secret: Some(client_secret),
+                    ..
+                },
+            ) = &mut server.auth
             {
                 *client_secret = expand(client_secret)
                     .map_err(|why| format!("server '{name}', 'auth.clientSecret': {why}"))?;
@@ -676,7 +693,8 @@ mod tests {
         assert_eq!(
             signed_in.unwrap().servers["a"].auth,
             Some(UpstreamAuth::SignIn {
-                credentials_dir: Some("/c".into())
+                credentials_dir: Some("/c".into()),
+                client_secret: None,
             })
         );
         for (bad, why) in [

@@ -95,10 +95,19 @@ fn token_source(config: &ServerConfig, transport: &Transport) -> Option<Arc<dyn 
     };
     match config.auth.as_ref()? {
         UpstreamAuth::None => None,
-        UpstreamAuth::SignIn { credentials_dir } => {
+        UpstreamAuth::SignIn {
+            credentials_dir,
+            client_secret,
+        } => {
             let dir = credentials_dir.clone().or_else(FileStore::default_dir);
             Some(match dir {
-                Some(dir) => Arc::new(KeptSignIn::new(url.clone(), FileStore::new(dir, url))),
+                Some(dir) => {
+                    let kept = KeptSignIn::new(url.clone(), FileStore::new(dir, url));
+                    Arc::new(match client_secret {
+                        Some(secret) => kept.client_secret(Secret::new(secret.clone())),
+                        None => kept,
+                    })
+                }
                 None => Arc::new(Unusable(
                     "no directory of kept sign-ins: set `auth.credentialsDir`, HOME or AFD_CREDENTIALS_DIR"
                         .to_owned(),

@@ -435,7 +435,10 @@ async fn an_upstream_is_reached_with_a_persons_kept_sign_in_through_token_expiry
 
     // A person signs in as `afd login` does (tests/auth/browser.mjs is the browser).
     let loopback = Loopback::bind(0).await.unwrap();
+    // The confidential client `afd-cli`, registered beforehand: the gateway needs its
+    // secret for every refresh, since the kept sign-in never holds it.
     let pending = SignIn::new(&shop_url, loopback.redirect_uri())
+        .preregistered("afd-cli", Some(afd_oauth::Secret::new("afd-cli-secret")))
         .scopes(["shop:read"])
         .start(FileStore::new(&credentials, &shop_url))
         .await
@@ -453,12 +456,13 @@ async fn an_upstream_is_reached_with_a_persons_kept_sign_in_through_token_expiry
     std::fs::write(
         &config,
         json!({"mcpServers": {"shop": {"url": shop_url,
-                   "auth": {"type": "signIn", "credentialsDir": credentials}}},
+                   "auth": {"type": "signIn", "credentialsDir": credentials,
+                            "clientSecret": "${AFD_CLI_SECRET}"}}},
                "gateway": {"cacheDir": dir.path().join("cache")}})
         .to_string(),
     )
     .unwrap();
-    let (_gateway, url) = gateway(&config, &[]);
+    let (_gateway, url) = gateway(&config, &[("AFD_CLI_SECRET", "afd-cli-secret")]);
     let session = open_session(&url).await;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "afd-call",
@@ -492,7 +496,7 @@ async fn an_upstream_is_reached_with_a_persons_kept_sign_in_through_token_expiry
 
     // Without a kept sign-in: an authorization failure that says how to sign in.
     std::fs::remove_dir_all(&credentials).unwrap();
-    let (_other, other_url) = gateway(&config, &[]);
+    let (_other, other_url) = gateway(&config, &[("AFD_CLI_SECRET", "afd-cli-secret")]);
     let other_session = open_session(&other_url).await;
     let message = unauthorized_call(&other_url, &other_session, &call).await;
     let refused = &message;

@@ -348,6 +348,7 @@ impl Session {
 pub struct KeptSignIn {
     server_url: String,
     store: FileStore,
+    client_secret: Option<Secret>,
     session: Mutex<Option<Session>>,
 }
 
@@ -366,8 +367,17 @@ impl KeptSignIn {
         Self {
             server_url: server_url.into(),
             store,
+            client_secret: None,
             session: Mutex::new(None),
         }
+    }
+
+    /// The secret of the confidential client the sign-in was made with (the store never
+    /// keeps it; refreshes need it).
+    #[must_use]
+    pub fn client_secret(mut self, secret: Secret) -> Self {
+        self.client_secret = Some(secret);
+        self
     }
 
     async fn with_session<T>(
@@ -376,7 +386,12 @@ impl KeptSignIn {
     ) -> Result<T, OAuthError> {
         let mut session = self.session.lock().await;
         if session.is_none() {
-            *session = Session::resume(&self.server_url, self.store.clone()).await?;
+            *session = Session::resume_with_secret(
+                &self.server_url,
+                self.store.clone(),
+                self.client_secret.clone(),
+            )
+            .await?;
         }
         match session.as_ref() {
             Some(kept) => {
