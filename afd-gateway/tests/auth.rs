@@ -330,20 +330,7 @@ async fn an_upstream_behind_oauth_is_reached_by_client_credentials_through_token
         "name": "afd-call",
         "arguments": {"command": "shop.product-get", "input": {"id": 1}}}});
     // The upstream starts on first use.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (status, _, answer) = post(&url, None, Some(&session), call.clone()).await;
-        assert_eq!(status, 200, "{answer}");
-        let result = &answer["result"]["structuredContent"];
-        if result["success"] == true {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the shop never answered: {answer}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    until_served(&url, &session, &call).await;
     // Load for four token lifetimes, four callers at once (each with its own request ids
     // in the one session): not one call may fail.
     let until = Instant::now() + Duration::from_secs(8);
@@ -376,6 +363,24 @@ async fn an_upstream_behind_oauth_is_reached_by_client_credentials_through_token
     let refused = &message;
     assert!(message.contains("invalid_client"), "{refused}");
     assert!(!message.contains("not-the-secret"), "{refused}");
+}
+
+/// Calls `call` through the gateway at `url` until it succeeds (the upstream starts on
+/// first use, in the background).
+async fn until_served(url: &str, session: &str, call: &Value) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, _, answer) = post(url, None, Some(session), call.clone()).await;
+        assert_eq!(status, 200, "{answer}");
+        if answer["result"]["structuredContent"]["success"] == true {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the shop never answered: {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
 
 /// The message of `call` through the gateway at `url`, once the gateway answers it
@@ -467,19 +472,7 @@ async fn an_upstream_is_reached_with_a_persons_kept_sign_in_through_token_expiry
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "afd-call",
         "arguments": {"command": "shop.product-get", "input": {"id": 1}}}});
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (status, _, answer) = post(&url, None, Some(&session), call.clone()).await;
-        assert_eq!(status, 200, "{answer}");
-        if answer["result"]["structuredContent"]["success"] == true {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the shop never answered: {answer}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    until_served(&url, &session, &call).await;
     // Three token lifetimes of calls: each expiry is met by the refresh token.
     let until = Instant::now() + Duration::from_secs(6);
     let mut calls = 0u64;
