@@ -14,6 +14,7 @@
 // Sampling and roots are deprecated by SEP-2577, and the 2026-07-28 scenarios still ask for them.
 #![allow(deprecated)]
 
+use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,20 +23,25 @@ use afd_oauth::token::AssertionKey;
 use afd_oauth::{
     Authorized, ClientCredentials, ClientCredentialsConfig, OAuthError, Secret, Session, SignIn,
 };
+use futures_util::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, CreateMessageRequestParams,
-    CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction, ErrorData,
-    ListRootsResult, ProtocolVersion, Role, Root, SamplingMessage, SamplingMessageContentBlock,
-    Tool,
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ClientJsonRpcMessage,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ErrorData, ListRootsResult, ProtocolVersion, Role, Root, SamplingMessage,
+    SamplingMessageContentBlock, Tool,
 };
 use rmcp::service::{ClientLifecycleMode, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::auth::InMemoryCredentialStore;
 use rmcp::transport::streamable_http_client::{
-    StreamableHttpClient, StreamableHttpClientTransportConfig,
+    SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    StreamableHttpPostResponse,
 };
 use rmcp::{ClientHandler, ClientServiceExt as _, RoleClient};
 use serde_json::{Map, Value, json};
+use sse_stream::Sse;
+use tokio::sync::Notify;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 type Client = RunningService<RoleClient, Answers>;
@@ -46,6 +52,8 @@ const REDIRECT_URI: &str = "http://127.0.0.1:3000/callback";
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 /// How often a call refused for want of a scope signs in again for it.
 const MAX_STEP_UPS: u32 = 2;
+/// Longest wait for a session's standalone stream before the first call.
+const STREAM_WAIT: Duration = Duration::from_secs(3);
 
 /// The scenario's data (`MCP_CONFORMANCE_CONTEXT`).
 #[derive(Debug, Default, serde::Deserialize)]
@@ -466,9 +474,85 @@ async fn list_and_call(client: &Client) -> Result<(), Error> {
     Ok(())
 }
 
+/// A plain HTTP client that says when the transport's standalone stream (the GET a session
+/// opens for messages unrelated to a request) has been answered, opened or refused.
+///
+/// rmcp opens that stream beside the first requests. A server that sends a request of its
+/// own on it while it is not yet open (the TypeScript SDK's server does, for a question asked
+/// outside any request's context) loses the question, and the call waiting on the answer
+/// never ends; so the session's first call waits for the stream, at most [`STREAM_WAIT`].
+/// The methods with limits on response sizes keep the trait's defaults (no limit: the
+/// suite's mock servers are trusted).
+#[derive(Clone)]
+struct StreamOpened {
+    inner: reqwest::Client,
+    opened: Arc<Notify>,
+}
+
+impl StreamOpened {
+    fn note<T>(&self, result: T) -> T {
+        self.opened.notify_one();
+        result
+    }
+}
+
+impl StreamableHttpClient for StreamOpened {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        self.inner
+            .post_message(uri, message, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), StreamableHttpError<Self::Error>> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
+        let result = self
+            .inner
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await;
+        self.note(result)
+    }
+}
+
 /// The tools listed, then the calls the scenario names (or each tool once).
 async fn tools(url: &str, context: &Context) -> Result<(), Error> {
-    let client = connect(url, reqwest::Client::new()).await?;
+    let opened = Arc::new(Notify::new());
+    let http = StreamOpened {
+        inner: reqwest::Client::new(),
+        opened: opened.clone(),
+    };
+    let client = connect(url, http).await?;
+    // A session (2025-11-25 and earlier) opens the stream; a server without sessions or
+    // streams never answers one, and the wait ends at STREAM_WAIT.
+    if matches!(lifecycle(), ClientLifecycleMode::Initialize) {
+        let _ = tokio::time::timeout(STREAM_WAIT, opened.notified()).await;
+    }
     if context.tool_calls.is_empty() {
         list_and_call(&client).await?;
     } else {
