@@ -219,12 +219,12 @@ async fn stdio_upstreams_behind_the_lazy_surface() {
         .unwrap()
         .to_owned();
     assert!(first.starts_with("shop.order"), "{found}");
-    // Several phrasings of one request: one page across servers, each tool once, and the
-    // server filter still applies.
+    // Several phrasings of one request (the request, then a tool's words): one page across
+    // servers, each tool once, and the server filter still applies.
     let fused = h
         .call(
             "afd-discover",
-            json!({"search": ["I want my money back", "refund order", "cancel order"]}),
+            json!({"search": ["I want my money back for order 1042", "refund order", "refund payment"]}),
         )
         .await;
     let fused_names: Vec<&str> = fused["data"]["commands"]
@@ -237,7 +237,7 @@ async fn stdio_upstreams_behind_the_lazy_surface() {
         fused_names.iter().any(|name| name.contains("refund")),
         "{fused}"
     );
-    assert!(fused_names.contains(&"shop.order-cancel"), "{fused}");
+    assert!(fused_names.len() > 1, "{fused}");
     // A request no upstream can serve: `match: none` across servers, no command to call,
     // the nearest named as not a match.
     let nothing = h

@@ -264,7 +264,7 @@ fn match_evidence(index: &SearchIndex, ids: &[String], phrasings: &[&str], hits:
                 .iter()
                 .map(|phrasing| {
                     let c = index.coverage(phrasing, hit.doc);
-                    json!({"share": c.share, "missed": c.missed, "unknown": c.unknown, "concepts": c.concepts})
+                    json!({"share": c.share, "missed": c.missed, "unknown": c.unknown, "concepts": c.concepts, "action": c.action, "category": c.category})
                 })
                 .collect();
             #[allow(unused_mut)]

@@ -6,9 +6,11 @@ Input: pairs of a query file and the match-evidence file `afd-search-eval
 --match-evidence FILE.jsonl` wrote for it (same order): `--answerable Q.jsonl E.jsonl`
 for sets with gold tools, `--none Q.jsonl E.jsonl` for requests no tool can serve. Each
 evidence line holds, for the fused best commands, their fused score and what each covers
-of every phrasing (`SearchIndex::coverage`), and each phrasing's own best commands.
+of every phrasing (`SearchIndex::coverage`: the share of its concepts, whether the name
+names the action it leads with, whether the command is of a category it names), and each
+phrasing's own best commands.
 
-Every query gets a *fit* in [0, 1] from its best command (a family of small formulas
+Every query gets a *fit* from its best command (a family of small formulas
 below, one weight grid each); `none` is answered under a threshold. The threshold is set,
 on the training folds, at the fit that keeps the share LOSS of answerable requests above
 it, and the family member that then answers `none` to the most no-tool requests (ties: to
@@ -24,7 +26,7 @@ decision does not change (it only labels the page). The last lines give the memb
 thresholds chosen on all queries together: what afd-runtime ships.
 
     python3 cv_match.py --answerable dev.jsonl e1.jsonl --answerable dev2.jsonl e2.jsonl \
-        --none none.jsonl e3.jsonl [--folds 5] [--loss 0.02]
+        --none none.jsonl e3.jsonl [--folds 5] [--loss 0.015]
 """
 import argparse
 import itertools
@@ -40,7 +42,8 @@ PAGE = 10
 
 def features(evidence):
     """What the decision may read of one query's evidence: its best command's coverage of
-    each phrasing, the phrasings' agreement on it, the runner-up's distance."""
+    each phrasing, whether its name names each phrasing's action and its category the one
+    they name, the phrasings' agreement on it, the runner-up's distance."""
     best = evidence["best"]
     if not best:
         return None
@@ -53,7 +56,13 @@ def features(evidence):
     # Each phrasing's best coverage among the fused best few: does any listed command cover
     # what that phrasing asks?
     best_cov = [max(b["coverage"][p]["share"] for b in best) for p in range(len(cov))]
+    # Whether the name's verb names the action each phrasing leads with (None: unknown).
+    actions = [c.get("action") for c in top["coverage"]]
+    # Whether the best command is of the category the phrasings name (None: none named).
+    named = [c.get("category") for c in top["coverage"] if c.get("category") is not None]
     return {
+        "category_other": 1.0 if named and not any(named) else 0.0,
+        "conflict_share": sum(1 for a in actions if a is False) / len(actions),
         "cov_req": cov[0],
         "cov_mean": sum(cov) / len(cov),
         "cov_min": min(cov),
@@ -73,20 +82,24 @@ def features(evidence):
 def members(semantic):
     """The family: (name, fit function). Each is a weighted mean of coverage (a choice of
     which), agreement and one minus the rarest missed word, with coarse weights; with the
-    semantic layer, the best command's cosine too."""
+    semantic layer, the best command's cosine too; less a penalty for the share of
+    phrasings that lead with an action the best command's name does not name, and one for
+    a best command of another category than the phrasings name."""
     out = []
     for cov in ["cov_req", "cov_mean", "cov_min", "cov_alts"]:
         for wa, wm in itertools.product([0, 0.25, 0.5, 1.0], [0, 0.25, 0.5, 1.0]):
             for wc in [0, 0.5, 1.0] if semantic else [0]:
+                for wv, wk in itertools.product([0, 0.1, 0.2, 0.3, 0.5], [0, 0.2, 0.5]):
 
-                def fit(f, cov=cov, wa=wa, wm=wm, wc=wc):
-                    total = 1 + wa + wm + wc
-                    s = f[cov] + wa * f["agree"] + wm * (1 - f["missed_max"])
-                    if wc:
-                        s += wc * (f["cosine"] if f["cosine"] is not None else 0.0)
-                    return s / total
+                    def fit(f, cov=cov, wa=wa, wm=wm, wc=wc, wv=wv, wk=wk):
+                        total = 1 + wa + wm + wc
+                        s = f[cov] + wa * f["agree"] + wm * (1 - f["missed_max"])
+                        if wc:
+                            s += wc * (f["cosine"] if f["cosine"] is not None else 0.0)
+                        return s / total - wv * f["conflict_share"] - wk * f["category_other"]
 
-                out.append((f"{cov} + {wa} agree + {wm} (1 - missed) + {wc} cosine", fit))
+                    out.append((f"{cov} + {wa} agree + {wm} (1 - missed) + {wc} cosine"
+                                f" - {wv} action conflicts - {wk} other category", fit))
     return out
 
 
@@ -217,7 +230,7 @@ def main():
     ap.add_argument("--answerable", nargs=2, action="append", default=[], metavar=("Q", "E"))
     ap.add_argument("--none", nargs=2, action="append", default=[], metavar=("Q", "E"))
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--loss", type=float, default=0.02,
+    ap.add_argument("--loss", type=float, default=0.015,
                     help="share of answerable training queries a threshold may answer `none`")
     ap.add_argument("--semantic", action="store_true", help="the evidence has cosines")
     args = ap.parse_args()
@@ -240,7 +253,7 @@ def main():
                     "id": q["id"], "kind": kind, "set": set_name, "style": q.get("style"),
                     "f": f or {k: 0.0 for k in ["cov_req", "cov_mean", "cov_min", "cov_max", "cov_alts",
                                                  "missed_max", "missed_mean", "unknown", "agree",
-                                                 "gap", "fused"]} | {"cosine": None, "top_cosine": None},
+                                                 "gap", "fused", "category_other", "conflict_share"]} | {"cosine": None, "top_cosine": None},
                     "rank": rank_of(gold, ranked[:PAGE]) if gold else None,
                     "gold": gold,
                 })

@@ -52,16 +52,22 @@ while read -r set method phrasings r5 mrr; do
 done <<< "$floors"
 
 # Whether search says so when nothing fits: the share of the requests no tool can serve
-# (queries-none-dev.jsonl, the public catalogs' and the shop's; the shop's catalog is
-# tune/shop-catalog) answered `match: none`, and the share of answerable requests answered
-# `none` (their command lost), three phrasings each, lexically (the semantic layer's rows
-# are not set yet).
+# (queries-none-dev.jsonl, the public catalogs' and the shop's, the shop's catalog being
+# tune/shop-catalog; and tune/queries-none-extra.jsonl) answered `match: none`, and the
+# share of answerable requests answered `none` (their command lost), three phrasings each,
+# lexically and with the semantic layer ranking.
 # set          method    none floor  (for no-tool sets) | lost ceiling (answerable sets)
 match_floors="
 dev            lexical   lost 0.03
-dev2           lexical   lost 0.04
-none-public    lexical   none 0.70
-none-shop      lexical   none 0.75
+dev2           lexical   lost 0.03
+none-public    lexical   none 0.85
+none-shop      lexical   none 0.70
+none-extra     lexical   none 0.85
+dev            semantic  lost 0.03
+dev2           semantic  lost 0.03
+none-public    semantic  none 0.85
+none-shop      semantic  none 0.70
+none-extra     semantic  none 0.85
 "
 here=$(cd "$(dirname "$0")" && pwd)
 python3 - "$eval_dir/queries-none-dev.jsonl" "$work" <<'PY'
@@ -78,6 +84,7 @@ while read -r set method kind bound; do
         continue
     fi
     case $set in
+        none-extra) queries="$here/queries-none-extra.jsonl" alts="$here/queries-none-extra-alts.jsonl" ;;
         none-*) queries="$work/$set.jsonl" alts="$eval_dir/queries-none-dev-alts.jsonl" ;;
         *) queries="$eval_dir/queries-$set.jsonl" alts="$eval_dir/queries-dev-alts.jsonl" ;;
     esac

@@ -59,12 +59,15 @@ struct Builder {
     word_base: Vec<u32>,
     word_text: Vec<Box<str>>,
     word_term: Vec<u32>,
-    /// Word id -> whether it is a verb that asks to read or to change something.
-    word_verb: Vec<bool>,
+    /// Word id -> whether it is a verb that asks to read (`Some(true)`) or to change
+    /// something (`Some(false)`), or neither.
+    word_verb: Vec<Option<bool>>,
     /// Document -> the term of the first verb of its name, or [`NO_TERM`].
     name_verb: Vec<u32>,
-    /// The term of the first verb of the name being read.
-    current_verb: Option<u32>,
+    /// Document -> whether the first verb of its name asks to read.
+    name_verb_reads: Vec<bool>,
+    /// The term of the first verb of the name being read, and whether it reads.
+    current_verb: Option<(u32, bool)>,
     pending: Pending,
     name_offsets: Vec<u32>,
     name_terms: Vec<u32>,
@@ -86,6 +89,7 @@ impl Builder {
             word_term: Vec::new(),
             word_verb: Vec::new(),
             name_verb: Vec::new(),
+            name_verb_reads: Vec::new(),
             current_verb: None,
             pending: Pending {
                 occurrences: Vec::new(),
@@ -146,7 +150,7 @@ impl Builder {
         self.word_text.push(word.into());
         self.word_term.push(term);
         self.word_base.push(base);
-        self.word_verb.push(cue(word).is_some());
+        self.word_verb.push(cue(word));
         Some((term, (base != NO_TERM).then_some(base), word_id))
     }
 
@@ -170,9 +174,9 @@ impl Builder {
             };
             if field == Field::Name
                 && self.current_verb.is_none()
-                && self.word_verb[word_id as usize]
+                && let Some(reads) = self.word_verb[word_id as usize]
             {
-                self.current_verb = Some(term);
+                self.current_verb = Some((term, reads));
             }
             self.pending.occurrences.push((term, field as u8));
             if piece == Piece::Compound {
@@ -209,7 +213,9 @@ impl Builder {
         self.pending.lengths.push([0; FIELDS]);
         self.current_verb = None;
         self.add_text(Field::Name, &doc.name);
-        self.name_verb.push(self.current_verb.unwrap_or(NO_TERM));
+        let (verb, reads) = self.current_verb.unwrap_or((NO_TERM, false));
+        self.name_verb.push(verb);
+        self.name_verb_reads.push(reads);
         self.read_only.push(doc.read_only);
         self.name_offsets
             .push(u32::try_from(self.name_terms.len()).unwrap_or(u32::MAX));
@@ -249,6 +255,9 @@ impl Builder {
         self.bigrams.dedup();
         let typos = TypoIndex::build(self.word_text.iter().map(|word| &**word));
         self.words.retain(|_, id| *id != STOP_WORD);
+        let mut category_vocab = self.category_terms.clone();
+        category_vocab.sort_unstable();
+        category_vocab.dedup();
         SearchIndex {
             n_docs,
             terms: self.terms,
@@ -262,9 +271,11 @@ impl Builder {
             name_terms: self.name_terms,
             category_offsets: self.category_offsets,
             category_terms: self.category_terms,
+            category_vocab,
             bigrams: self.bigrams,
             read_only: self.read_only,
             name_verb: self.name_verb,
+            name_verb_reads: self.name_verb_reads,
             typos,
             #[cfg(feature = "semantic")]
             semantic: None,

@@ -19,6 +19,17 @@ pub struct Coverage {
     pub unknown: f32,
     /// How many concepts the phrasing has.
     pub concepts: usize,
+    /// Whether the verb of the document's name does what the phrasing leads with:
+    /// `Some(true)` when it is the same action or a synonym (or both read), `Some(false)`
+    /// when it is another ("delete the customer" and `create_customer`; "which ..." and
+    /// `delete_...`), `None` when the phrasing leads with no verb or question, or the name
+    /// has no verb.
+    pub action: Option<bool>,
+    /// Whether the document is of a category the phrasing names: `Some(true)` when the
+    /// phrasing names the document's category ("github" and a GitHub command),
+    /// `Some(false)` when it names only others ("create a GitHub team" and a Sentry
+    /// command), `None` when it names no category of the catalog.
+    pub category: Option<bool>,
 }
 
 impl SearchIndex {
@@ -77,7 +88,49 @@ impl SearchIndex {
         if total > 0.0 {
             out.share = (covered / total).min(1.0);
         }
+        out.action = self.action_agrees(parsed, doc);
+        out.category = self.category_named(parsed, doc);
         out
+    }
+
+    /// Whether `doc`'s name names the action the phrasing leads with (see
+    /// [`Coverage::action`]): a read agrees with a name whose verb reads; a change, with a
+    /// name that has its verb or a synonym among its words (`create_refund` for "refund").
+    fn action_agrees(&self, parsed: &Query, doc: usize) -> Option<bool> {
+        let action = parsed.action.as_ref()?;
+        let verb = *self.name_verb.get(doc)?;
+        if verb == u32::MAX {
+            return None;
+        }
+        if action.reads {
+            return Some(self.name_verb_reads[doc]);
+        }
+        let (start, end) = (self.name_offsets[doc], self.name_offsets[doc + 1]);
+        Some(
+            self.name_terms[start as usize..end as usize]
+                .iter()
+                .any(|term| action.terms.binary_search(term).is_ok()),
+        )
+    }
+
+    /// Whether `doc`'s category is one the phrasing names by its own words (see
+    /// [`Coverage::category`]); synonyms and typo corrections do not name one.
+    fn category_named(&self, parsed: &Query, doc: usize) -> Option<bool> {
+        let (start, end) = (self.category_offsets[doc], self.category_offsets[doc + 1]);
+        let own = &self.category_terms[start as usize..end as usize];
+        let mut named = false;
+        for concept in &parsed.concepts {
+            for &(term, weight) in &concept.expansions {
+                if weight < 1.0 || self.category_vocab.binary_search(&term).is_err() {
+                    continue;
+                }
+                if own.contains(&term) {
+                    return Some(true);
+                }
+                named = true;
+            }
+        }
+        named.then_some(false)
     }
 
     /// The idf of a term found in one document only: the highest the catalog has.
@@ -104,7 +157,38 @@ mod tests {
         assert_eq!(update.missed, 0.0);
         assert!(merge.share < update.share);
         assert!(merge.unknown >= 1.0);
+        assert_eq!(update.action, Some(true));
+        assert_eq!(merge.action, Some(false));
+        assert_eq!(index.coverage("list the issues", 1).action, Some(true));
+        assert_eq!(index.coverage("show the issues", 0).action, Some(false));
+        assert_eq!(index.coverage("issues of project", 1).action, None);
+        assert_eq!(index.coverage("update the issue", 0).category, None);
         assert_eq!(index.coverage("", 0), Default::default());
         assert_eq!(index.coverage("update", 9).share, 0.0);
+    }
+
+    #[test]
+    fn a_typo_in_the_verb_and_another_category_are_told() {
+        let in_category = |category: &str, name: &str, description: &str| Document {
+            category: category.into(),
+            ..Document::new(name, description)
+        };
+        let index = SearchIndex::build([
+            in_category("sentry", "create_team", "Create a team in an organization."),
+            in_category("github", "list_teams", "List the teams of an organization."),
+            in_category("github", "delete_file", "Delete a file from a repository."),
+        ]);
+        assert_eq!(index.coverage("creaet a team", 0).action, Some(true));
+        assert_eq!(index.coverage("delet the team", 0).action, Some(false));
+        assert_eq!(
+            index.coverage("create a github team", 0).category,
+            Some(false)
+        );
+        assert_eq!(
+            index.coverage("create a sentry team", 0).category,
+            Some(true)
+        );
+        assert_eq!(index.coverage("which github teams", 1).category, Some(true));
+        assert_eq!(index.coverage("which github teams", 1).action, Some(true));
     }
 }

@@ -72,6 +72,42 @@ fn cue_stems() -> &'static (Vec<String>, Vec<String>) {
     &STEMS
 }
 
+/// The cue word one typo away from `word` ("delet", "renmae": one letter added, dropped,
+/// changed, or two neighbours swapped), for words of four letters or more; the first in
+/// the lists' order when several are.
+pub(crate) fn cue_near(word: &str) -> Option<&'static str> {
+    if word.chars().count() < 4 {
+        return None;
+    }
+    READ_CUES
+        .iter()
+        .chain(WRITE_CUES)
+        .copied()
+        .find(|cue| cue.len() >= 4 && one_edit_apart(word.as_bytes(), cue.as_bytes()))
+}
+
+/// Whether `a` and `b` differ by exactly one insertion, deletion, substitution or swap of
+/// neighbours.
+fn one_edit_apart(a: &[u8], b: &[u8]) -> bool {
+    if a == b {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let head = short.iter().zip(long).take_while(|(x, y)| x == y).count();
+    match long.len() - short.len() {
+        0 => {
+            let tail = short.len() - head;
+            short[head + 1..] == long[head + 1..]
+                || (tail >= 2
+                    && short[head] == long[head + 1]
+                    && short[head + 1] == long[head]
+                    && short[head + 2..] == long[head + 2..])
+        }
+        1 => short[head..] == long[head + 1..],
+        _ => false,
+    }
+}
+
 /// Whether a word is a read cue (`Some(true)`), a write cue (`Some(false)`) or neither.
 pub(crate) fn cue(word: &str) -> Option<bool> {
     let (read, write) = cue_stems();
@@ -83,4 +119,21 @@ pub(crate) fn cue(word: &str) -> Option<bool> {
         return Some(false);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cue_one_typo_away_is_found() {
+        assert_eq!(cue_near("delet"), Some("delete"));
+        assert_eq!(cue_near("renmae"), Some("rename"));
+        assert_eq!(cue_near("creaet"), Some("create"));
+        assert_eq!(cue_near("invte"), Some("invite"));
+        assert_eq!(cue_near("chnage"), Some("change"));
+        assert_eq!(cue_near("delete"), None);
+        assert_eq!(cue_near("customer"), None);
+        assert_eq!(cue_near("adx"), None);
+    }
 }

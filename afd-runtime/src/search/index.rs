@@ -67,12 +67,16 @@ pub struct SearchIndex {
     /// Document -> the distinct term ids of its category, as for names.
     pub(super) category_offsets: Vec<u32>,
     pub(super) category_terms: Vec<u32>,
+    /// Every term of some document's category, sorted.
+    pub(super) category_vocab: Vec<u32>,
     /// `(bigram key, document)` for adjacent terms of names and titles, sorted.
     pub(super) bigrams: Vec<(u64, u32)>,
     /// Document -> [`Document::read_only`](super::Document::read_only).
     pub(super) read_only: Vec<Option<bool>>,
     /// Document -> the term of the first verb of its name, or `u32::MAX` when it has none.
     pub(super) name_verb: Vec<u32>,
+    /// Document -> whether the first verb of its name asks to read ("list", "get").
+    pub(super) name_verb_reads: Vec<bool>,
     pub(super) typos: TypoIndex,
     /// The semantic layer, when one was asked for.
     #[cfg(feature = "semantic")]

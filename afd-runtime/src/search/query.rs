@@ -19,7 +19,7 @@
 //!   requests", `pullRequests`) are each satisfied by their own stem or by the compound.
 
 use super::MAX_QUERY_BYTES;
-use super::cues::cue;
+use super::cues::{cue, cue_near};
 use super::document::truncate;
 use super::synonyms::SynonymTable;
 use super::tokenize::{self, Piece};
@@ -71,6 +71,19 @@ pub(crate) struct Query {
     /// The step weights summed of the content words that found no term at all (not the
     /// word, nor a synonym, nor a typo correction): what no command of the catalog speaks of.
     pub unknown: f32,
+    /// The action the request leads with, when its leading word is a verb or a question.
+    pub action: Option<Action>,
+}
+
+/// What a request asks to do, by the word that leads it: reading ("show", "which") or a
+/// change named by a verb ("delete", "merge").
+#[derive(Debug, Default)]
+pub(crate) struct Action {
+    /// Whether it asks to read.
+    pub reads: bool,
+    /// The terms that name the same action: the verb's own and its synonyms' (none for a
+    /// question word, or a verb no command uses).
+    pub terms: Vec<u32>,
 }
 
 /// The position of the word that leads the request: the first word that is not a stop
@@ -94,6 +107,24 @@ fn lead(words: &[Word]) -> Option<usize> {
 /// Read or write intent, from the word that leads the request.
 fn read_intent(words: &[Word]) -> Option<bool> {
     lead(words).and_then(|at| cue(&words[at].text))
+}
+
+/// The action the leading word names, with the terms that name it too.
+fn action(vocab: &impl Vocabulary, table: &SynonymTable, words: &[Word]) -> Option<Action> {
+    let mut word = words[lead(words)?].text.as_str();
+    // A misspelt verb ("delet the file") that the catalog does not know either.
+    if cue(word).is_none() && vocab.word_id(word).is_none() {
+        word = cue_near(word)?;
+    }
+    let reads = cue(word)?;
+    let stem = tokenize::stem(word);
+    let mut terms: Vec<u32> = std::iter::once(&*stem)
+        .chain(table.of_stem(&stem).iter().map(|s| &**s))
+        .filter_map(|s| vocab.term_of_stem(s))
+        .collect();
+    terms.sort_unstable();
+    terms.dedup();
+    Some(Action { reads, terms })
 }
 
 struct Word {
@@ -156,6 +187,7 @@ pub(crate) fn parse(vocab: &impl Vocabulary, text: &str) -> Query {
     let table = SynonymTable::builtin();
     let mut query = Query {
         read_intent: read_intent(&words),
+        action: action(vocab, table, &words),
         ..Query::default()
     };
     phrase_concepts(vocab, table, &mut words, &mut query);
