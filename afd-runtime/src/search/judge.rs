@@ -8,8 +8,9 @@
 //! request's concepts it matches ([`Coverage`](super::Coverage): a word no command knows
 //! counts as missed), whether its name names the action the phrasings lead with ("delete
 //! the customer" against `create_customer`), whether it is of the category they name
-//! ("create a GitHub team" against Sentry's `create_team`), whether the phrasings' own rankings agree on
-//! it, and how rare the rarest word it misses is. The *fit* of a command is
+//! ("create a GitHub team" against Sentry's `create_team`), whether the phrasings' own
+//! rankings agree on it, and how rare the rarest word it misses is. The *fit* of a command
+//! is
 //!
 //! ```text
 //! fit = (coverage + AGREE * agreement + MISSED * (1 - rarest missed)) / (1 + AGREE + MISSED)
@@ -20,8 +21,8 @@
 //! with `coverage` the mean over the phrasings an agent added (the request's own wording,
 //! often idiomatic, is left out when there are others); the weights chosen are 0 for
 //! agreement and the rarest word, 0.3 for the action and 0.2 for the category with three
-//! phrasings (none with one). A search whose best command fits under `NONE_BELOW` answers `none`; from
-//! `STRONG_FROM` on, `strong`; between, `weak`. Each hit's confidence, the probability that
+//! phrasings (none with one). A search whose best command fits under `NONE_BELOW` answers
+//! `none`; from `STRONG_FROM` on, `strong`; between, `weak`. Each hit's confidence, the probability that
 //! it is a command that does the job, is a logistic function of its coverage, agreement,
 //! rarest missed word, score relative to the best and whether it is first.
 //!
@@ -108,6 +109,7 @@ pub struct Judged {
 /// What one command covers of every phrasing, how many phrasings rank it first, how many
 /// lead with an action its name does not name, and whether the phrasings name only other
 /// categories than its own.
+#[derive(Clone, Copy)]
 struct Evidence {
     coverage: f32,
     agreement: f32,
@@ -163,12 +165,18 @@ pub(super) fn judge(
             other_category: named_other && !named_own,
         }
     };
+    // The best command's evidence decides the match and gives the first confidence.
+    let best_evidence = evidence(best.doc);
     let confidence: Vec<f32> = hits
         .iter()
         .take(confident.min(CONFIDENT_HITS))
         .enumerate()
         .map(|(position, hit)| {
-            let e = evidence(hit.doc);
+            let e = if position == 0 {
+                best_evidence
+            } else {
+                evidence(hit.doc)
+            };
             let relative = if best.score > 0.0 {
                 hit.score / best.score
             } else {
@@ -185,7 +193,7 @@ pub(super) fn judge(
             1.0 / (1.0 + (-z).exp())
         })
         .collect();
-    let e = evidence(best.doc);
+    let e = best_evidence;
     let n = queries.len().clamp(1, NONE_BELOW.len()) - 1;
     let fit = ((e.coverage + AGREE * e.agreement + MISSED * (1.0 - e.missed))
         / (1.0 + AGREE + MISSED)
