@@ -507,6 +507,35 @@ async fn a_stateless_call_during_a_drain_is_refused_retryable_with_its_id() {
     assert_eq!(refused.messages[0]["error"]["data"]["retryable"], true);
 }
 
+/// A catalog replaced after the server is bound (`McpServer::replace_catalog`) is the one
+/// both paths call: a command it withdraws is not found, on the direct path as on rmcp's.
+#[tokio::test]
+async fn a_replaced_catalog_is_the_one_both_paths_call() {
+    let server = McpServer::builder(Registry::global())
+        .build()
+        .expect("a server");
+    let handle = bind(server.clone()).await;
+    let addr = handle.local_addr();
+    let before = post(addr, &call(7, "direct-add", json!({"a": 2, "b": 3})), &[]).await;
+    assert_eq!(
+        before.messages[0]["result"]["structuredContent"]["data"], 5,
+        "{before:?}"
+    );
+    let withdrawn = McpServer::builder(Registry::global())
+        .dispatch(|d| d.hide(["direct-add"]))
+        .build()
+        .expect("a server");
+    server.replace_catalog(&withdrawn);
+    for extra in [&[][..], &[THROUGH_RMCP][..]] {
+        let after = post(addr, &call(8, "direct-add", json!({"a": 2, "b": 3})), extra).await;
+        assert_eq!(
+            after.messages[0]["result"]["structuredContent"]["error"]["code"], "COMMAND_NOT_FOUND",
+            "{after:?}"
+        );
+    }
+    handle.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_session_call_is_answered_as_json_as_rmcp_would_answer_it() {
     let (handle, session) = serving_a_session().await;

@@ -673,3 +673,106 @@ async fn the_catalog_is_browsable_as_resources() {
         "the suggestion names the close command: {text}"
     );
 }
+
+/// A catalog replaced while clients are connected (`McpServer::replace_catalog`), as an
+/// operator withdraws a command and brings it back: a 2025-11-25 session and a 2026-07-28
+/// client both list and call the catalog served now, each is told (the session's own
+/// notification, the listening stream's), and what the server keeps (the app's data, the
+/// session) carries over.
+#[tokio::test]
+async fn a_replaced_catalog_reaches_connected_clients_and_they_are_told() {
+    use rmcp::model::{ServerNotification, SubscriptionFilter};
+
+    let context = todo::context(TodoStore::in_memory().unwrap());
+    let build = |withdrawn: &'static [&'static str], after: Option<&McpServer>| {
+        let stores = after.map(|server| {
+            let dispatcher = server.dispatcher();
+            (dispatcher.sessions().clone(), dispatcher.usage().clone())
+        });
+        McpServer::builder(afd_examples::todo::registry())
+            .name("todo")
+            .strategy(Strategy::Individual)
+            .context(context.clone())
+            .dispatch(move |mut d| {
+                if let Some((sessions, usage)) = stores {
+                    d = d.sessions(sessions).usage(usage);
+                }
+                d.expose_only(afd_examples::todo::COMMANDS.iter().map(|c| c.name()))
+                    .hide(withdrawn.iter().copied())
+            })
+            .build()
+            .unwrap()
+    };
+    let server = build(&[], None);
+    let session = Client::connect(server.clone()).await;
+    let stateless = Client::connect_stateless(server.clone()).await;
+    let wait = std::time::Duration::from_secs(20);
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut listening = tokio::time::timeout(wait, stateless.peer().listen(filter))
+        .await
+        .unwrap()
+        .unwrap();
+    let created = session
+        .call("todo-create", json!({"title": "Kept across catalogs"}))
+        .await;
+    assert_eq!(created["success"], true, "{created}");
+    assert!(names(&session.tools().await).contains(&"todo-delete".to_owned()));
+
+    let withdrawn = build(&["todo-delete", "todo-delete-batch"], Some(&server));
+    server.replace_catalog(&withdrawn);
+    assert_eq!(
+        names(server.current().tools()),
+        names(withdrawn.tools()),
+        "the server serves the new catalog"
+    );
+    assert_eq!(session.wait_list_changed(1).await, 1, "the session is told");
+    let heard = tokio::time::timeout(wait, listening.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("a change");
+    assert!(
+        matches!(heard, ServerNotification::ToolListChangedNotification(_)),
+        "the listening stream is told, got {heard:?}"
+    );
+    for client in [&session, &stateless] {
+        let listed = names(&client.tools().await);
+        assert!(!listed.contains(&"todo-delete".to_owned()), "{listed:?}");
+        assert!(listed.contains(&"todo-create".to_owned()), "{listed:?}");
+        let refused = client.call("todo-delete", json!({"id": "1"})).await;
+        assert_eq!(refused["error"]["code"], "COMMAND_NOT_FOUND", "{refused}");
+        // What cannot be called is not suggested either.
+        assert!(
+            !refused["error"]["details"]["suggestions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|name| name.as_str().unwrap().starts_with("todo-delete")),
+            "{refused}"
+        );
+        let listed = client.call("todo-list", json!({})).await;
+        assert!(
+            listed.to_string().contains("Kept across catalogs"),
+            "the app's data carries over: {listed}"
+        );
+    }
+
+    // Brought back: listed and called again, and told again.
+    server.replace_catalog(&build(&[], Some(&server)));
+    assert_eq!(session.wait_list_changed(2).await, 2);
+    let heard = tokio::time::timeout(wait, listening.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("a change");
+    assert!(matches!(
+        heard,
+        ServerNotification::ToolListChangedNotification(_)
+    ));
+    assert!(names(&stateless.tools().await).contains(&"todo-delete".to_owned()));
+    let cleared = session.call("todo-clear", json!({})).await;
+    assert_eq!(cleared["success"], true, "{cleared}");
+    listening.cancel().await.unwrap();
+    session.close().await;
+    stateless.close().await;
+}

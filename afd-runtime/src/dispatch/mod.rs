@@ -414,37 +414,18 @@ impl Dispatcher {
             .filter(|resolved| !self.hides(resolved.entry.def()))
     }
 
-    /// The `COMMAND_NOT_FOUND` error for `name`, with similar names among those this
-    /// caller may know only.
+    /// The `COMMAND_NOT_FOUND` error for `name`, with similar names among the commands
+    /// this caller may call only (a hidden command, one for another surface or one its
+    /// scopes do not cover is never suggested).
     pub fn not_found(&self, name: &str) -> CommandError {
-        match self.visible_names() {
-            None => self.inner.registry.not_found(name),
-            Some(visible) => self.inner.registry.not_found_among(name, visible),
-        }
+        self.inner
+            .registry
+            .not_found_among(name, self.exposed_entries().map(CommandEntry::name))
     }
 
-    /// Up to `max` names similar to `name` among those this caller may know.
+    /// Up to `max` names similar to `name` among the commands this caller may call.
     pub(crate) fn suggest(&self, name: &str, max: usize) -> Vec<&'static str> {
-        match self.visible_names() {
-            None => self.inner.registry.suggest(name, max),
-            Some(visible) => crate::similarity::find_similar(name, visible, max),
-        }
-    }
-
-    /// The names of the commands this caller may know, or `None` when it may know every
-    /// command of the registry (no scoped view, no binding).
-    fn visible_names(&self) -> Option<impl Iterator<Item = &'static str> + '_> {
-        if self.view.is_none() && self.inner.bound.is_none() {
-            return None;
-        }
-        Some(
-            self.inner
-                .registry
-                .commands()
-                .iter()
-                .filter(|entry| !self.hides(entry.def()))
-                .map(CommandEntry::name),
-        )
+        crate::similarity::find_similar(name, self.exposed_entries().map(CommandEntry::name), max)
     }
 
     // Search.

@@ -17,9 +17,10 @@ use rmcp::model::{
     ServerConfig, ServerNotification, SubscribeRequestParams, SubscriptionFilter, Tool,
     UnsubscribeRequestParams, UpdateTaskParams,
 };
-use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
+use tokio::sync::broadcast::error::RecvError;
 
 use super::server::answer::{Answer, CALL_PANICKED};
 use super::server::asking::Declared;
@@ -35,6 +36,9 @@ use crate::resource::{ResourceUpdates, SubscriberId};
 impl ServerHandler for McpServer {
     #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
+        // The catalog served now: one replaced since the connection began says so.
+        let this = self.current();
+        let inner = &this.inner;
         let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
@@ -44,14 +48,14 @@ impl ServerHandler for McpServer {
             .build();
         // Prompts and completions only when the app declares prompts or resource
         // templates; the resource lists never change, so no `listChanged`.
-        if !self.inner.prompts.is_empty() {
+        if !inner.prompts.is_empty() {
             capabilities.prompts = Some(PromptsCapability::default());
         }
-        if !self.inner.prompts.is_empty() || self.inner.resources.templates().next().is_some() {
+        if !inner.prompts.is_empty() || inner.resources.templates().next().is_some() {
             capabilities.completions = Some(Default::default());
         }
         // MCP's tasks extension, where a command runs as a task.
-        if self.inner.offers_tasks {
+        if inner.offers_tasks {
             capabilities
                 .extensions
                 .get_or_insert_with(Default::default)
@@ -62,10 +66,10 @@ impl ServerHandler for McpServer {
         }
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(
-                self.inner.name.clone(),
-                self.inner.version.clone(),
+                inner.name.clone(),
+                inner.version.clone(),
             ))
-            .with_instructions(self.inner.instructions.clone())
+            .with_instructions(inner.instructions.clone())
     }
 
     async fn initialize(
@@ -79,6 +83,32 @@ impl ServerHandler for McpServer {
             self.negotiate_initialize(&request)
         })
         .await
+    }
+
+    /// A session of a revision before 2026-07-28 hears of every change of the tool list
+    /// ([`McpServer::replace_catalog`]) as `notifications/tools/list_changed`, until it
+    /// ends.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let peer = context.peer;
+        let mut changes = self.inner.list_changes.listen();
+        let closed = self.closed();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = closed.cancelled() => return,
+                    heard = changes.recv() => match heard {
+                        // Missed announcements are one change to the client: list again.
+                        Ok(()) | Err(RecvError::Lagged(_)) => {
+                            if let Err(error) = peer.notify_tool_list_changed().await {
+                                tracing::debug!(%error, "a tool list change could not be sent");
+                                return;
+                            }
+                        }
+                        Err(RecvError::Closed) => return,
+                    },
+                }
+            }
+        });
     }
 
     async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
@@ -108,7 +138,7 @@ impl ServerHandler for McpServer {
             let this = self.seen_by(principal(&context).as_ref());
             let all = resources::all(&this.inner.dispatcher, &this.inner.resources);
             let (resources, next_cursor) =
-                page(all, request.and_then(|r| r.cursor), self.inner.page_size)?;
+                page(all, request.and_then(|r| r.cursor), this.inner.page_size)?;
             Ok(ListResourcesResult {
                 resources,
                 next_cursor,
@@ -277,12 +307,12 @@ impl ServerHandler for McpServer {
                 () = context.cancelled() => return Ok(()),
                 heard = changes.recv() => match heard {
                     // Missed announcements are one change to the client: list again.
-                    Ok(()) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    Ok(()) | Err(RecvError::Lagged(_)) => {
                         if let Err(error) = context.sink().notify_tool_list_changed().await {
                             tracing::debug!(%error, "a tool list change could not be sent");
                         }
                     }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                    Err(RecvError::Closed) => {
                         context.cancelled().await;
                         return Ok(());
                     }
@@ -436,7 +466,8 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.inner
+        self.current()
+            .inner
             .tools
             .iter()
             .find(|tool| tool.name == name)

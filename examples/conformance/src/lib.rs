@@ -3,7 +3,8 @@
 //! text, images, audio, embedded resources and mixes of them, errors, progress, logging,
 //! sampling and elicitation (typed forms with defaults and every kind of choice), a JSON
 //! Schema 2020-12 input, handlers that ask their client on MCP 2026-07-28's stateless wire
-//! ([`rounds`]), commands that run as tasks ([`tasks`]), resources (text, binary, a
+//! ([`rounds`]), commands that run as tasks ([`tasks`]), a tool list that changes
+//! ([`changes`]), resources (text, binary, a
 //! template, one that changes), prompts (simple, with arguments, with an embedded resource
 //! and an image) and completions. `src/main.rs` serves them; the tests' fixture apps link
 //! them too.
@@ -13,6 +14,7 @@
 
 use std::time::Duration;
 
+pub mod changes;
 pub mod rounds;
 pub mod tasks;
 
@@ -541,7 +543,7 @@ pub fn context() -> CommandContext {
 }
 
 /// The tools (a binary naming them keeps this crate linked).
-pub const COMMANDS: [&afd_runtime::CommandDef; 32] = [
+pub const COMMANDS: [&afd_runtime::CommandDef; 34] = [
     simple_text::COMMAND,
     image::COMMAND,
     audio::COMMAND,
@@ -574,4 +576,6 @@ pub const COMMANDS: [&afd_runtime::CommandDef; 32] = [
     tasks::confirm_delete::COMMAND,
     tasks::multi_input::COMMAND,
     tasks::ask_then_task::COMMAND,
+    changes::trigger_tool_change::COMMAND,
+    changes::dynamic_tool::COMMAND,
 ];

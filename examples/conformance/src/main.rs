@@ -9,12 +9,12 @@
 //!
 //! Every command is its own tool (the individual strategy), named as the suite expects
 //! (`test_simple_text`, ...), and input schemas are advertised exactly as generated, so the
-//! JSON Schema 2020-12 keywords a command states reach the client.
+//! JSON Schema 2020-12 keywords a command states reach the client. `test_dynamic_tool` is
+//! listed only while `test_trigger_tool_change` has added it.
 
 use std::net::SocketAddr;
 
-use afd_runtime::Registry;
-use afd_runtime::mcp::{McpServer, Strategy};
+use afd_example_conformance::changes;
 use clap::Parser;
 
 /// The conformance fixtures served over MCP.
@@ -36,12 +36,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .init();
     let args = Args::parse();
     assert!(!afd_example_conformance::COMMANDS.is_empty());
-    let server = McpServer::builder(Registry::global())
-        .name("afd-conformance")
-        .strategy(Strategy::Individual)
-        .compact_schemas(false)
-        .context(afd_example_conformance::context())
-        .build()?;
+    let server = changes::build(false, None)?;
+    changes::serve(&server);
     match args.http {
         Some(addr) => {
             eprintln!("serving MCP at http://{addr}/mcp");

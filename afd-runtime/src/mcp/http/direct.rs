@@ -31,7 +31,7 @@
 //! way.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -64,13 +64,13 @@ use crate::mcp::server::state::McpServer;
 use crate::mcp::server::state::WeakServer;
 use crate::mcp::wire::message::{self, CallParams, CallRequest};
 
-/// What the direct path knows of the endpoint: the hosts rmcp allows, the tools whose
-/// schemas ask for `Mcp-Param-*` headers (which rmcp checks; the direct path does not), and
-/// the sessions it may answer calls of.
+/// What the direct path knows of the endpoint: the hosts rmcp allows, the server (whose
+/// tools with `Mcp-Param-*` headers rmcp checks, and the direct path leaves to it), and the
+/// sessions it may answer calls of.
 pub(in crate::mcp) struct Direct {
     /// Host and port (`None`: any port), as rmcp reads its allowed hosts; empty: any host.
     hosts: Vec<(String, Option<u16>)>,
-    header_params: HashSet<String>,
+    server: McpServer,
     sessions: Sessions,
 }
 
@@ -97,19 +97,9 @@ impl Direct {
                 })
             })
             .collect();
-        let header_params = server
-            .inner
-            .tools
-            .iter()
-            .filter(|tool| {
-                serde_json::to_string(&*tool.input_schema)
-                    .is_ok_and(|schema| schema.contains("x-mcp-header"))
-            })
-            .map(|tool| tool.name.to_string())
-            .collect();
         Direct {
             hosts,
-            header_params,
+            server: server.clone(),
             sessions: Sessions::default(),
         }
     }
@@ -173,7 +163,7 @@ impl Direct {
             && call.method == "tools/call"
             && (call.id.is_string() || call.id.is_i64())
             && name_header.is_none_or(|name| name == call.params.name.as_bytes())
-            && (self.header_params.is_empty() || !self.header_params.contains(&call.params.name))
+            && !self.server.has_header_params(&call.params.name)
             && meta_ok;
         plain.then_some(Taken { call, session })
     }

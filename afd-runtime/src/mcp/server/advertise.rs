@@ -12,6 +12,31 @@ use serde_json::{Map, Value, json};
 /// The keyword that names the `Mcp-Param-*` header carrying a property's value (SEP-2243).
 const HEADER_PARAM: &str = "x-mcp-header";
 
+/// The tools whose input schema has an `x-mcp-header` annotation anywhere: their calls carry
+/// `Mcp-Param-*` headers to check.
+pub(in crate::mcp) fn header_param_tools(
+    tools: &[rmcp::model::Tool],
+) -> std::collections::HashSet<String> {
+    fn mentions(value: &Value) -> bool {
+        match value {
+            Value::Object(map) => map
+                .iter()
+                .any(|(key, value)| key == HEADER_PARAM || mentions(value)),
+            Value::Array(items) => items.iter().any(mentions),
+            _ => false,
+        }
+    }
+    tools
+        .iter()
+        .filter(|tool| {
+            tool.input_schema
+                .iter()
+                .any(|(key, value)| key == HEADER_PARAM || mentions(value))
+        })
+        .map(|tool| tool.name.to_string())
+        .collect()
+}
+
 /// Checks the `x-mcp-header` annotations of an advertised input schema as a client reads
 /// them (an MCP client drops a tool whose annotations it cannot use): each on a top-level
 /// property of type string, integer or boolean, naming an HTTP token, no two alike but for

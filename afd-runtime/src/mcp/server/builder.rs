@@ -294,7 +294,8 @@ impl McpServerBuilder {
     /// grouped list the universal tools plus the active context's, lazy and hybrid add the
     /// commands activated for the session (afd-detail `activate: true`), and every change
     /// is announced with `notifications/tools/list_changed`. Off by default. Clients on the
-    /// 2026-07-28 protocol always see one fixed list, as that protocol requires; contexts
+    /// 2026-07-28 protocol see the server's one list whatever their session does, as that
+    /// protocol requires (it changes only with [`McpServer::replace_catalog`]); contexts
     /// then act through afd-discover, afd-call, batch and pipe.
     #[must_use]
     pub fn session_tools(mut self, on: bool) -> Self {
@@ -484,6 +485,7 @@ impl McpServerBuilder {
             Some(prompts) => prompts,
             None => Prompts::try_global()?.clone(),
         };
+        let header_params = super::advertise::header_param_tools(&tools);
         Ok(McpServer::new(Inner {
             dispatcher,
             resources,
@@ -506,6 +508,8 @@ impl McpServerBuilder {
             tasks,
             offers_tasks,
             list_changes: self.list_changes.unwrap_or_default(),
+            header_params,
+            granted: None,
             audit: Arc::new(self.audit.unwrap_or_default()),
             readiness: self
                 .ready_checks

@@ -1,7 +1,8 @@
 //! Announcing that the tool list changed: [`ListChanges`] carries the announcement to every
-//! `subscriptions/listen` stream (MCP 2026-07-28) that asked for `toolsListChanged`, on every
-//! server that shares it (a gateway shares one among the catalogs it rebuilds, so a stream
-//! opened on the catalog before hears that the next one is in place).
+//! `subscriptions/listen` stream (MCP 2026-07-28) that asked for `toolsListChanged`, and to
+//! every session of an earlier revision, on every server that shares it (a gateway shares
+//! one among the catalogs it rebuilds, so a stream opened on the catalog before hears that
+//! the next one is in place).
 
 use tokio::sync::broadcast;
 
@@ -33,7 +34,8 @@ impl ListChanges {
 
     /// Tells every listening client that the tool list changed (each gets
     /// `notifications/tools/list_changed` and lists the tools again). Call it once the new
-    /// list is in place.
+    /// list is in place ([`McpServer::replace_catalog`](super::McpServer::replace_catalog)
+    /// does).
     pub fn tools_changed(&self) {
         // No listener is no error: nobody is waiting to hear it.
         let _ = self.sender.send(());

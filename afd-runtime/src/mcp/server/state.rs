@@ -1,10 +1,11 @@
 //! [`McpServer`] and its state: what the builder computed once (shared by every
 //! connection), and what belongs to one connection (its transport's own session).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+use arc_swap::ArcSwap;
 use rmcp::model::Tool;
 
 use super::client::LevelCell;
@@ -60,6 +61,11 @@ pub(in crate::mcp) struct Inner {
     pub(in crate::mcp) offers_tasks: bool,
     /// Where the server announces that its tool list changed.
     pub(in crate::mcp) list_changes: super::changes::ListChanges,
+    /// The tools whose input has an `x-mcp-header` parameter, which the HTTP front checks
+    /// against the request's `Mcp-Param-*` headers.
+    pub(in crate::mcp) header_params: HashSet<String>,
+    /// The scopes this is the view of ([`McpServer::for_scopes`]); `None` for the whole.
+    pub(in crate::mcp) granted: Option<Scopes>,
     /// Where decisions are recorded.
     pub(in crate::mcp) audit: Arc<Audit>,
     /// The drain every transport of the server shares.
@@ -86,6 +92,7 @@ impl Inner {
             routes.insert(tool.name.to_string(), route);
             tools.push(tool);
         }
+        let header_params = super::advertise::header_param_tools(&tools);
         let instructions = if self.custom_instructions {
             self.instructions.clone()
         } else {
@@ -113,6 +120,44 @@ impl Inner {
             tasks: self.tasks.clone(),
             offers_tasks: self.offers_tasks,
             list_changes: self.list_changes.clone(),
+            header_params,
+            granted: Some(granted.clone()),
+            audit: self.audit.clone(),
+            drain: self.drain.clone(),
+            readiness: self.readiness.clone(),
+        }
+    }
+
+    /// What serves once `next`'s catalog replaces this one ([`McpServer::replace_catalog`]):
+    /// `next`'s commands, listing, routes, instructions and options; this server's state
+    /// (resources and their subscriptions, prompts, request-state keys, tasks, the
+    /// announcements, audit trail, drain and readiness checks), so nothing in flight or
+    /// remembered is lost.
+    fn succeeded_by(&self, next: &Inner) -> Inner {
+        Inner {
+            dispatcher: next.dispatcher.clone(),
+            resources: self.resources.clone(),
+            prompts: self.prompts.clone(),
+            strategy: next.strategy,
+            name: next.name.clone(),
+            version: next.version.clone(),
+            tools: next.tools.clone(),
+            routes: next.routes.clone(),
+            context: next.context.clone(),
+            page_size: next.page_size,
+            instructions: next.instructions.clone(),
+            session_tools: next.session_tools,
+            rendering: next.rendering,
+            eager: next.eager.clone(),
+            options: next.options,
+            custom_instructions: next.custom_instructions,
+            views: PerScopes::default(),
+            rounds: self.rounds.clone(),
+            tasks: self.tasks.clone(),
+            offers_tasks: next.offers_tasks,
+            list_changes: self.list_changes.clone(),
+            header_params: next.header_params.clone(),
+            granted: None,
             audit: self.audit.clone(),
             drain: self.drain.clone(),
             readiness: self.readiness.clone(),
@@ -145,6 +190,8 @@ struct Connection {
     subscriptions: OnceLock<ResourceUpdates>,
     /// The log level the client set with `logging/setLevel`.
     log_level: Arc<LevelCell>,
+    /// Cancelled when the connection ends: what watches on its behalf stops.
+    closed: tokio_util::sync::CancellationToken,
 }
 
 impl Connection {
@@ -156,12 +203,14 @@ impl Connection {
             subscriber: SubscriberId::next(),
             subscriptions: OnceLock::new(),
             log_level: Arc::default(),
+            closed: tokio_util::sync::CancellationToken::new(),
         }
     }
 }
 
 impl Drop for Connection {
     fn drop(&mut self) {
+        self.closed.cancel();
         if let Some(updates) = self.subscriptions.get() {
             updates.forget(self.subscriber);
         }
@@ -177,8 +226,16 @@ impl Drop for Connection {
 ///
 /// Cheap to clone. Each clone is a new connection: served, it has its own transport
 /// session (the default session of its calls), so serve a clone per client.
+///
+/// Every clone serves the same catalog, which [`replace_catalog`](McpServer::replace_catalog)
+/// can replace while clients are connected. A handle's accessors ([`tools`](McpServer::tools),
+/// [`dispatcher`](McpServer::dispatcher), ...) describe the catalog it was made with;
+/// [`current`](McpServer::current) is the handle of the one served now.
 pub struct McpServer {
+    /// The catalog as of this handle (a view of it, for a caller's scopes).
     pub(in crate::mcp) inner: Arc<Inner>,
+    /// The catalog every handle of this server serves now.
+    served: Arc<ArcSwap<Inner>>,
     connection: Arc<Connection>,
 }
 
@@ -186,6 +243,7 @@ impl Clone for McpServer {
     fn clone(&self) -> Self {
         McpServer {
             inner: self.inner.clone(),
+            served: self.served.clone(),
             connection: Arc::new(Connection::new(self.connection.transport)),
         }
     }
@@ -196,6 +254,7 @@ impl Clone for McpServer {
 #[cfg(feature = "http")]
 pub(in crate::mcp) struct WeakServer {
     inner: Arc<Inner>,
+    served: Arc<ArcSwap<Inner>>,
     connection: std::sync::Weak<Connection>,
 }
 
@@ -205,6 +264,7 @@ impl WeakServer {
     pub(in crate::mcp) fn upgrade(&self) -> Option<McpServer> {
         Some(McpServer {
             inner: self.inner.clone(),
+            served: self.served.clone(),
             connection: self.connection.upgrade()?,
         })
     }
@@ -226,6 +286,11 @@ impl fmt::Debug for McpServer {
 }
 
 impl McpServer {
+    /// Cancelled when this connection ends.
+    pub(in crate::mcp) fn closed(&self) -> tokio_util::sync::CancellationToken {
+        self.connection.closed.clone()
+    }
+
     /// The log level this connection's client set (`logging/setLevel`), shared with the
     /// log sinks of its calls.
     pub(in crate::mcp) fn log_level(&self) -> &Arc<LevelCell> {
@@ -237,6 +302,7 @@ impl McpServer {
     pub(in crate::mcp) fn downgrade(&self) -> WeakServer {
         WeakServer {
             inner: self.inner.clone(),
+            served: self.served.clone(),
             connection: Arc::downgrade(&self.connection),
         }
     }
@@ -248,8 +314,61 @@ impl McpServer {
     pub fn with_connection_of(&self, other: &McpServer) -> McpServer {
         McpServer {
             inner: self.inner.clone(),
+            served: self.served.clone(),
             connection: other.connection.clone(),
         }
+    }
+
+    /// This handle as the server serves now, on the same connection: the catalog the last
+    /// [`replace_catalog`](McpServer::replace_catalog) put in place (seen with the same
+    /// scopes, for a handle made by [`for_scopes`](McpServer::for_scopes)). Every request
+    /// is answered by it.
+    #[must_use]
+    pub fn current(&self) -> McpServer {
+        let served = self.served.load();
+        let inner = match &self.inner.granted {
+            _ if Arc::ptr_eq(&served, &self.inner) => self.inner.clone(),
+            None => Arc::clone(&served),
+            Some(granted) => served.views.get_or_make(granted, || served.view(granted)),
+        };
+        McpServer {
+            inner,
+            served: self.served.clone(),
+            connection: self.connection.clone(),
+        }
+    }
+
+    /// Serves `next`'s catalog from now on, on every connection of this server (every
+    /// clone, every transport, sessions already open): its commands, tools, routes,
+    /// instructions and listing options. This server keeps its state: resources and their
+    /// subscriptions, prompts, request-state keys, tasks, announcements, audit trail, drain
+    /// and readiness checks. Calls already running finish on the catalog they started on.
+    ///
+    /// Clients are told: listening clients of the 2026-07-28 protocol get
+    /// `notifications/tools/list_changed` on their `subscriptions/listen` streams, and
+    /// sessions of earlier revisions on theirs.
+    ///
+    /// Sessions and usage statistics live in the dispatcher: build `next` with this
+    /// server's stores (`.dispatch(|d| d.sessions(..).usage(..))`, from
+    /// [`dispatcher`](McpServer::dispatcher)) for them to carry over.
+    ///
+    /// ```
+    /// # use afd_runtime::{Registry, mcp::McpServer};
+    /// let server = McpServer::builder(Registry::global()).build().unwrap();
+    /// let sessions = server.dispatcher().sessions().clone();
+    /// let usage = server.dispatcher().usage().clone();
+    /// // The same commands, `refund` withdrawn while its provider is down.
+    /// let next = McpServer::builder(Registry::global())
+    ///     .dispatch(move |d| d.sessions(sessions).usage(usage).hide(["refund"]))
+    ///     .build()
+    ///     .unwrap();
+    /// server.replace_catalog(&next);
+    /// assert_eq!(server.current().tools().len(), next.tools().len());
+    /// ```
+    pub fn replace_catalog(&self, next: &McpServer) {
+        let next = next.served.load_full();
+        let before = self.served.rcu(|now| Arc::new(now.succeeded_by(&next)));
+        before.list_changes.tools_changed();
     }
 
     /// This server as a caller granted `granted` sees it, on this connection: tools,
@@ -263,27 +382,34 @@ impl McpServer {
             .get_or_make(granted, || self.inner.view(granted));
         McpServer {
             inner,
+            served: self.served.clone(),
             connection: self.connection.clone(),
         }
     }
 
-    /// This server as `principal` sees it: [`for_scopes`](McpServer::for_scopes) of its
-    /// scopes, or the whole server without a principal.
+    /// This server as it serves now, as `principal` sees it: [`for_scopes`](McpServer::for_scopes)
+    /// of its scopes, or the whole server without a principal.
     pub(in crate::mcp) fn seen_by(&self, principal: Option<&Principal>) -> McpServer {
+        let now = self.current();
         match principal {
-            Some(principal) => self.for_scopes(principal.scopes()),
-            None => McpServer {
-                inner: self.inner.clone(),
-                connection: self.connection.clone(),
-            },
+            Some(principal) => now.for_scopes(principal.scopes()),
+            None => now,
         }
+    }
+
+    /// Whether the tool `name` of the catalog served now has `x-mcp-header` parameters.
+    #[cfg(feature = "http")]
+    pub(in crate::mcp) fn has_header_params(&self, name: &str) -> bool {
+        let served = self.served.load();
+        !served.header_params.is_empty() && served.header_params.contains(name)
     }
 
     /// The scopes a call of the tool `name` needs that `granted` lacks, where `name` is a
     /// command this server exposes and `granted` does not cover (a direct `tools/call` a
     /// caller must be refused with `insufficient_scope`); `None` otherwise.
     pub fn missing_scopes(&self, granted: &Scopes, name: &str) -> Option<Vec<String>> {
-        let dispatcher = &self.inner.dispatcher;
+        let served = self.served.load();
+        let dispatcher = &served.dispatcher;
         let entry = dispatcher.registry().get(name)?;
         if !dispatcher.is_exposed(entry.name()) {
             return None;
@@ -362,8 +488,10 @@ impl McpServer {
 
     /// A stream server (a stdio or duplex connection) over what the builder computed.
     pub(in crate::mcp) fn new(inner: Inner) -> McpServer {
+        let inner = Arc::new(inner);
         McpServer {
-            inner: Arc::new(inner),
+            served: Arc::new(ArcSwap::new(inner.clone())),
+            inner,
             connection: Arc::new(Connection::new(Transport::Stream)),
         }
     }
@@ -373,6 +501,7 @@ impl McpServer {
     pub(in crate::mcp) fn for_http(&self) -> McpServer {
         McpServer {
             inner: self.inner.clone(),
+            served: self.served.clone(),
             connection: Arc::new(Connection::new(Transport::Http)),
         }
     }

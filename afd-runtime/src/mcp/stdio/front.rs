@@ -263,9 +263,11 @@ impl McpServer {
             match call {
                 Some((call, peer, legacy)) => {
                     let id = call.id;
-                    let spawn = !self.runs_inline(&call.params);
+                    // The catalog served now, on this connection.
+                    let now = self.current();
+                    let spawn = !now.runs_inline(&call.params);
                     let token = CancellationToken::new();
-                    let mut future = self.with_connection_of(&self).answer(
+                    let mut future = now.answer(
                         id.clone(),
                         call.params,
                         token.clone(),
