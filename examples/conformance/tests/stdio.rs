@@ -37,12 +37,14 @@ fn the_binary_lists_every_fixture_as_a_tool_over_stdio() {
         .iter()
         .filter_map(|tool| tool["name"].as_str())
         .collect();
-    // Each fixture, and the tools that run commands by name (afd-call, afd-batch, afd-pipe).
+    // Each fixture but the one listed only once `test_trigger_tool_change` adds it, and the
+    // tools that run commands by name (afd-call, afd-batch, afd-pipe).
     assert!(names.contains(&"test_simple_text"), "{names:?}");
     assert!(names.contains(&"afd-call"), "{names:?}");
+    assert!(!names.contains(&"test_dynamic_tool"), "{names:?}");
     assert_eq!(
         names.len(),
-        afd_example_conformance::COMMANDS.len() + 3,
+        afd_example_conformance::COMMANDS.len() - 1 + 3,
         "{names:?}"
     );
     drop(stdin);
