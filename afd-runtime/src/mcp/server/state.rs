@@ -1,5 +1,6 @@
 //! [`McpServer`] and its state: what the builder computed once (shared by every
-//! connection), and what belongs to one connection (its transport's own session).
+//! connection, and replaced whole by [`McpServer::replace_catalog`]), and what belongs to
+//! one connection (its transport's own session).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
