@@ -20,7 +20,6 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::sync::broadcast::error::RecvError;
 
 use super::server::answer::{Answer, CALL_PANICKED};
 use super::server::asking::Declared;
@@ -90,24 +89,21 @@ impl ServerHandler for McpServer {
     /// ends.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let peer = context.peer;
-        let mut changes = self.inner.list_changes.listen();
+        let changes = self.inner.list_changes.clone();
         let closed = self.closed();
         tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    () = closed.cancelled() => return,
-                    heard = changes.recv() => match heard {
-                        // Missed announcements are one change to the client: list again.
-                        Ok(()) | Err(RecvError::Lagged(_)) => {
-                            if let Err(error) = peer.notify_tool_list_changed().await {
-                                tracing::debug!(%error, "a tool list change could not be sent");
-                                return;
-                            }
+            changes
+                .relay(closed.cancelled(), || {
+                    let peer = peer.clone();
+                    async move {
+                        let sent = peer.notify_tool_list_changed().await;
+                        if let Err(error) = &sent {
+                            tracing::debug!(%error, "a tool list change could not be sent");
                         }
-                        Err(RecvError::Closed) => return,
-                    },
-                }
-            }
+                        sent.is_ok()
+                    }
+                })
+                .await;
         });
     }
 
@@ -301,24 +297,18 @@ impl ServerHandler for McpServer {
             context.cancelled().await;
             return Ok(());
         }
-        let mut changes = self.inner.list_changes.listen();
-        loop {
-            tokio::select! {
-                () = context.cancelled() => return Ok(()),
-                heard = changes.recv() => match heard {
-                    // Missed announcements are one change to the client: list again.
-                    Ok(()) | Err(RecvError::Lagged(_)) => {
-                        if let Err(error) = context.sink().notify_tool_list_changed().await {
-                            tracing::debug!(%error, "a tool list change could not be sent");
-                        }
-                    }
-                    Err(RecvError::Closed) => {
-                        context.cancelled().await;
-                        return Ok(());
-                    }
-                },
-            }
-        }
+        let context = &context;
+        self.inner
+            .list_changes
+            .relay(context.cancelled(), move || async move {
+                if let Err(error) = context.sink().notify_tool_list_changed().await {
+                    tracing::debug!(%error, "a tool list change could not be sent");
+                }
+                // The stream lasts until the client cancels it.
+                true
+            })
+            .await;
+        Ok(())
     }
 
     async fn list_prompts(

@@ -64,13 +64,11 @@ use crate::mcp::server::state::McpServer;
 use crate::mcp::server::state::WeakServer;
 use crate::mcp::wire::message::{self, CallParams, CallRequest};
 
-/// What the direct path knows of the endpoint: the hosts rmcp allows, the server (whose
-/// tools with `Mcp-Param-*` headers rmcp checks, and the direct path leaves to it), and the
-/// sessions it may answer calls of.
+/// What the direct path knows of the endpoint: the hosts rmcp allows, and the sessions it
+/// may answer calls of.
 pub(in crate::mcp) struct Direct {
     /// Host and port (`None`: any port), as rmcp reads its allowed hosts; empty: any host.
     hosts: Vec<(String, Option<u16>)>,
-    server: McpServer,
     sessions: Sessions,
 }
 
@@ -83,7 +81,7 @@ pub(in crate::mcp) struct Taken<'a> {
 
 impl Direct {
     /// For a server whose rmcp front allows `allowed_hosts`.
-    pub(in crate::mcp) fn new(server: &McpServer, allowed_hosts: &[String]) -> Direct {
+    pub(in crate::mcp) fn new(allowed_hosts: &[String]) -> Direct {
         let hosts = allowed_hosts
             .iter()
             .filter_map(|allowed| {
@@ -99,14 +97,18 @@ impl Direct {
             .collect();
         Direct {
             hosts,
-            server: server.clone(),
             sessions: Sessions::default(),
         }
     }
 
-    /// The call in `body` if the direct path takes the request, else `None` (rmcp takes
-    /// it).
-    pub(in crate::mcp) fn take<'a>(&self, parts: &Parts, body: &'a [u8]) -> Option<Taken<'a>> {
+    /// The call in `body` if the direct path takes the request for `server`, else `None`
+    /// (rmcp takes it, and checks the `Mcp-Param-*` headers of the tools that have them).
+    pub(in crate::mcp) fn take<'a>(
+        &self,
+        server: &McpServer,
+        parts: &Parts,
+        body: &'a [u8],
+    ) -> Option<Taken<'a>> {
         let headers = &parts.headers;
         if headers.contains_key(hyper::header::ORIGIN)
             || !self.host_allowed(parts)
@@ -163,7 +165,7 @@ impl Direct {
             && call.method == "tools/call"
             && (call.id.is_string() || call.id.is_i64())
             && name_header.is_none_or(|name| name == call.params.name.as_bytes())
-            && !self.server.has_header_params(&call.params.name)
+            && !server.has_header_params(&call.params.name)
             && meta_ok;
         plain.then_some(Taken { call, session })
     }

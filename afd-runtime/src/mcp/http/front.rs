@@ -389,7 +389,7 @@ async fn post<S: ServerHandler + Send + 'static>(
     // call the direct path takes is one rmcp reads as a `tools/call`, so the checks below
     // for messages rmcp would misread have nothing to say of it).
     if let Some(direct) = &front.direct
-        && let Some(taken) = direct.take(&parts, &bytes)
+        && let Some(taken) = direct.take(&front.server, &parts, &bytes)
     {
         let call = &taken.call;
         let Some(work) = front.server.drain().enter() else {
@@ -1089,7 +1089,7 @@ where
     if let Some(hosts) = &options.allowed_hosts {
         config = config.with_allowed_hosts(hosts.clone());
     }
-    let direct = direct.then(|| Direct::new(&server, &config.allowed_hosts));
+    let direct = direct.then(|| Direct::new(&config.allowed_hosts));
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = Some(options.session_idle_timeout);
     let manager = Arc::new(manager);

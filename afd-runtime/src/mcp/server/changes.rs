@@ -5,6 +5,7 @@
 //! the next one is in place).
 
 use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::RecvError;
 
 /// Where a server announces that its tool list changed. Cheap to clone; clones announce
 /// to the same listeners.
@@ -41,8 +42,31 @@ impl ListChanges {
         let _ = self.sender.send(());
     }
 
-    /// A listener of the announcements from now on.
-    pub(in crate::mcp) fn listen(&self) -> broadcast::Receiver<()> {
-        self.sender.subscribe()
+    /// Relays each announcement from now on to one listener through `tell` (announcements
+    /// it missed, as one: the client lists again either way) until `until` completes or
+    /// `tell` answers that the listener is gone.
+    pub(in crate::mcp) async fn relay<Told>(
+        &self,
+        until: impl Future<Output = ()>,
+        mut tell: impl FnMut() -> Told,
+    ) where
+        Told: Future<Output = bool>,
+    {
+        let mut heard = self.sender.subscribe();
+        let mut until = std::pin::pin!(until);
+        loop {
+            tokio::select! {
+                () = &mut until => return,
+                change = heard.recv() => match change {
+                    Ok(()) | Err(RecvError::Lagged(_)) => {
+                        if !tell().await {
+                            return;
+                        }
+                    }
+                    // Not while `self` lasts, which holds a sender.
+                    Err(RecvError::Closed) => return until.await,
+                },
+            }
+        }
     }
 }
