@@ -12,9 +12,11 @@ phrasing's own best commands.
 
 Every query gets a *fit* from its best command (a family of small formulas
 below, one weight grid each); `none` is answered under a threshold. The threshold is set,
-on the training folds, at the fit that keeps the share LOSS of answerable requests above
-it, and the family member that then answers `none` to the most no-tool requests (ties: to
-the fewest answerable ones) is chosen. Folds are by query (`cv.py`'s, stratified by set
+on the training folds, at the fit under which the share LOSS of the answerable requests
+falls (2% by default: the target is at most 3% lost on held-out queries, which 2% on the
+training folds keeps on both development sets and 1.5% did not on the first), and the
+family member that then answers `none` to the most no-tool requests (ties: to the fewest
+answerable ones) is chosen. Folds are by query (`cv.py`'s, stratified by set
 and style; the no-tool queries dealt the same way), so no figure comes from a query its
 threshold was set on. `strong` is answered above a second threshold, set on the training
 folds where 95% of the answers above it have the right command first.
@@ -26,7 +28,7 @@ decision does not change (it only labels the page). The last lines give the memb
 thresholds chosen on all queries together: what afd-runtime ships.
 
     python3 cv_match.py --answerable dev.jsonl e1.jsonl --answerable dev2.jsonl e2.jsonl \
-        --none none.jsonl e3.jsonl [--folds 5] [--loss 0.015]
+        --none none.jsonl e3.jsonl [--folds 5] [--loss 0.02]
 """
 import argparse
 import itertools
@@ -89,7 +91,7 @@ def members(semantic):
     for cov in ["cov_req", "cov_mean", "cov_min", "cov_alts"]:
         for wa, wm in itertools.product([0, 0.25, 0.5, 1.0], [0, 0.25, 0.5, 1.0]):
             for wc in [0, 0.5, 1.0] if semantic else [0]:
-                for wv, wk in itertools.product([0, 0.1, 0.2, 0.3, 0.5], [0, 0.2, 0.5]):
+                for wv, wk in itertools.product([0, 0.1, 0.2, 0.3, 0.4, 0.5], [0, 0.1, 0.2, 0.3, 0.5]):
 
                     def fit(f, cov=cov, wa=wa, wm=wm, wc=wc, wv=wv, wk=wk):
                         total = 1 + wa + wm + wc
@@ -230,7 +232,7 @@ def main():
     ap.add_argument("--answerable", nargs=2, action="append", default=[], metavar=("Q", "E"))
     ap.add_argument("--none", nargs=2, action="append", default=[], metavar=("Q", "E"))
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--loss", type=float, default=0.015,
+    ap.add_argument("--loss", type=float, default=0.02,
                     help="share of answerable training queries a threshold may answer `none`")
     ap.add_argument("--semantic", action="store_true", help="the evidence has cosines")
     args = ap.parse_args()

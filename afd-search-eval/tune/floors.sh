@@ -60,14 +60,14 @@ done <<< "$floors"
 match_floors="
 dev            lexical   lost 0.03
 dev2           lexical   lost 0.03
-none-public    lexical   none 0.85
-none-shop      lexical   none 0.70
-none-extra     lexical   none 0.85
+none-public    lexical   none 0.90
+none-shop      lexical   none 0.75
+none-extra     lexical   none 0.88
 dev            semantic  lost 0.03
 dev2           semantic  lost 0.03
-none-public    semantic  none 0.85
-none-shop      semantic  none 0.70
-none-extra     semantic  none 0.85
+none-public    semantic  none 0.90
+none-shop      semantic  none 0.75
+none-extra     semantic  none 0.88
 "
 here=$(cd "$(dirname "$0")" && pwd)
 python3 - "$eval_dir/queries-none-dev.jsonl" "$work" <<'PY'

@@ -22,8 +22,8 @@ pub struct Coverage {
     /// Whether the verb of the document's name does what the phrasing leads with:
     /// `Some(true)` when it is the same action or a synonym (or both read), `Some(false)`
     /// when it is another ("delete the customer" and `create_customer`; "which ..." and
-    /// `delete_...`), `None` when the phrasing leads with no verb or question, or the name
-    /// has no verb.
+    /// `delete_...`; a leading word no command knows in any form, "tweet the notes"),
+    /// `None` when the phrasing leads with no verb or question, or the name has no verb.
     pub action: Option<bool>,
     /// Whether the document is of a category the phrasing names: `Some(true)` when the
     /// phrasing names the document's category ("github" and a GitHub command),
@@ -190,5 +190,11 @@ mod tests {
         );
         assert_eq!(index.coverage("which github teams", 1).category, Some(true));
         assert_eq!(index.coverage("which github teams", 1).action, Some(true));
+        // A leading word no command knows, in no form (nor a typo of a known word, nor a
+        // synonym): no name names that action. One the catalog knows is not an action.
+        assert_eq!(index.coverage("levitate the team", 0).action, Some(false));
+        assert_eq!(index.coverage("organization teams", 1).action, None);
+        assert_eq!(index.coverage("levitate the team", 0).unknown, 1.0);
+        assert_eq!(index.coverage("10 teams", 1).action, None);
     }
 }

@@ -71,7 +71,8 @@ pub(crate) struct Query {
     /// The step weights summed of the content words that found no term at all (not the
     /// word, nor a synonym, nor a typo correction): what no command of the catalog speaks of.
     pub unknown: f32,
-    /// The action the request leads with, when its leading word is a verb or a question.
+    /// The action the request leads with, when its leading word is a verb, a question, or
+    /// a word no command knows in any form (then an action no name names).
     pub action: Option<Action>,
 }
 
@@ -82,7 +83,7 @@ pub(crate) struct Action {
     /// Whether it asks to read.
     pub reads: bool,
     /// The terms that name the same action: the verb's own and its synonyms' (none for a
-    /// question word, or a verb no command uses).
+    /// question word, a verb no command uses, or a leading word no command knows).
     pub terms: Vec<u32>,
 }
 
@@ -114,7 +115,18 @@ fn action(vocab: &impl Vocabulary, table: &SynonymTable, words: &[Word]) -> Opti
     let mut word = words[lead(words)?].text.as_str();
     // A misspelt verb ("delet the file") that the catalog does not know either.
     if cue(word).is_none() && vocab.word_id(word).is_none() {
-        word = cue_near(word)?;
+        match cue_near(word) {
+            Some(verb) => word = verb,
+            // A leading word no command knows in any form ("tweet the release notes"
+            // to a catalog without tweets): an action no command's name names.
+            None if unknown(vocab, table, word) => {
+                return Some(Action {
+                    reads: false,
+                    terms: Vec::new(),
+                });
+            }
+            None => return None,
+        }
     }
     let reads = cue(word)?;
     let stem = tokenize::stem(word);
@@ -125,6 +137,29 @@ fn action(vocab: &impl Vocabulary, table: &SynonymTable, words: &[Word]) -> Opti
     terms.sort_unstable();
     terms.dedup();
     Some(Action { reads, terms })
+}
+
+/// Whether `word` is a word (letters only: "10" or "v2" name no action) that no command
+/// knows in any form: not its stem, nor the word, nor a typo correction of it, nor a
+/// synonym.
+fn unknown(vocab: &impl Vocabulary, table: &SynonymTable, word: &str) -> bool {
+    if !word.chars().all(char::is_alphabetic) {
+        return false;
+    }
+    let stem = tokenize::stem(word);
+    if vocab.term_of_stem(&stem).is_some() || vocab.word_id(word).is_some() {
+        return false;
+    }
+    if table
+        .of_stem(&stem)
+        .iter()
+        .any(|synonym| vocab.term_of_stem(synonym).is_some())
+    {
+        return false;
+    }
+    let mut corrections = Vec::new();
+    vocab.corrections(word, 1, &mut corrections);
+    corrections.is_empty()
 }
 
 struct Word {
