@@ -140,26 +140,10 @@ fn action(vocab: &impl Vocabulary, table: &SynonymTable, words: &[Word]) -> Opti
 }
 
 /// Whether `word` is a word (letters only: "10" or "v2" name no action) that no command
-/// knows in any form: not its stem, nor the word, nor a typo correction of it, nor a
-/// synonym.
+/// knows in any form: no term satisfies it ([`expansions`]).
 fn unknown(vocab: &impl Vocabulary, table: &SynonymTable, word: &str) -> bool {
-    if !word.chars().all(char::is_alphabetic) {
-        return false;
-    }
-    let stem = tokenize::stem(word);
-    if vocab.term_of_stem(&stem).is_some() || vocab.word_id(word).is_some() {
-        return false;
-    }
-    if table
-        .of_stem(&stem)
-        .iter()
-        .any(|synonym| vocab.term_of_stem(synonym).is_some())
-    {
-        return false;
-    }
-    let mut corrections = Vec::new();
-    vocab.corrections(word, 1, &mut corrections);
-    corrections.is_empty()
+    word.chars().all(char::is_alphabetic)
+        && expansions(vocab, table, word, &tokenize::stem(word), &mut Vec::new()).is_empty()
 }
 
 struct Word {
@@ -385,31 +369,7 @@ fn word_concept(
     if stems.contains(&stem) {
         return None;
     }
-    let mut expansions: Vec<(u32, f32)> = Vec::new();
-    // Stems whose synonyms count, with the weight they carry.
-    let mut sources: Vec<(String, f32)> = Vec::new();
-    if let Some(term) = vocab.term_of_stem(&stem) {
-        expansions.push((term, 1.0));
-    } else if vocab.word_id(word).is_none() {
-        vocab.corrections(word, MAX_CORRECTIONS, corrections);
-        for &(id, distance) in corrections.iter() {
-            let weight = if distance <= 1 {
-                TYPO_WEIGHT
-            } else {
-                TWO_EDIT_TYPO_WEIGHT
-            };
-            push_max(&mut expansions, vocab.term_of_word(id), weight);
-            sources.push((tokenize::stem(vocab.word_text(id)).into_owned(), weight));
-        }
-    }
-    sources.insert(0, (stem.clone(), 1.0));
-    for (source, weight) in &sources {
-        for synonym in table.of_stem(source) {
-            if let Some(term) = vocab.term_of_stem(synonym) {
-                push_max(&mut expansions, term, SYNONYM_WEIGHT * weight);
-            }
-        }
-    }
+    let mut expansions = expansions(vocab, table, word, &stem, corrections);
     stems.push(stem);
     if let Some(term) = extra {
         push_max(&mut expansions, term, 1.0);
@@ -423,6 +383,43 @@ fn word_concept(
     } else {
         None
     }
+}
+
+/// `(term, weight)`: the terms that satisfy one query word whose stem is `stem`: its own
+/// term, else corrections of a typo (`corrections` is scratch), and the synonyms of
+/// either. Empty when no command knows the word in any form.
+fn expansions(
+    vocab: &impl Vocabulary,
+    table: &SynonymTable,
+    word: &str,
+    stem: &str,
+    corrections: &mut Vec<(u32, usize)>,
+) -> Vec<(u32, f32)> {
+    let mut expansions: Vec<(u32, f32)> = Vec::new();
+    // Stems whose synonyms count, with the weight they carry.
+    let mut sources: Vec<(String, f32)> = vec![(stem.to_owned(), 1.0)];
+    if let Some(term) = vocab.term_of_stem(stem) {
+        expansions.push((term, 1.0));
+    } else if vocab.word_id(word).is_none() {
+        vocab.corrections(word, MAX_CORRECTIONS, corrections);
+        for &(id, distance) in corrections.iter() {
+            let weight = if distance <= 1 {
+                TYPO_WEIGHT
+            } else {
+                TWO_EDIT_TYPO_WEIGHT
+            };
+            push_max(&mut expansions, vocab.term_of_word(id), weight);
+            sources.push((tokenize::stem(vocab.word_text(id)).into_owned(), weight));
+        }
+    }
+    for (source, weight) in &sources {
+        for synonym in table.of_stem(source) {
+            if let Some(term) = vocab.term_of_stem(synonym) {
+                push_max(&mut expansions, term, SYNONYM_WEIGHT * weight);
+            }
+        }
+    }
+    expansions
 }
 
 /// Adds a concept when it has terms; returns whether it did.
